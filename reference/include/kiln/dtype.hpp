@@ -1,0 +1,83 @@
+// The one table of Kiln dtypes (seed page 000). Everything that needs a code,
+// a name, a width or a packing reads it from here.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace kiln {
+
+// How the payload bytes of a closed dtype relate to the element count n.
+enum class Packing : std::uint8_t {
+  kWhole,   // byte_length = n * width
+  kNibble,  // byte_length = ceil(n / 2); low nibble first; odd n leaves the high nibble 0
+};
+
+// Which byte values a closed dtype admits.
+enum class ValueRule : std::uint8_t {
+  kAnyBits,  // every bit pattern is stored as is (floats, integers, e8m0 0xFF)
+  kBoolByte, // each byte is 0 or 1
+};
+
+struct DtypeInfo {
+  std::uint16_t code;
+  std::string_view name;
+  Packing packing;
+  std::uint8_t width;  // bytes per element for kWhole; 0 for kNibble
+  ValueRule values;
+  std::string_view element;  // what one element is, as the seed page says
+};
+
+inline constexpr std::array<DtypeInfo, 19> kDtypes{{
+    {1, "f64", Packing::kWhole, 8, ValueRule::kAnyBits, "IEEE binary64"},
+    {2, "f32", Packing::kWhole, 4, ValueRule::kAnyBits, "IEEE binary32"},
+    {3, "f16", Packing::kWhole, 2, ValueRule::kAnyBits, "IEEE binary16"},
+    {4, "bf16", Packing::kWhole, 2, ValueRule::kAnyBits, "bfloat16 (1 sign, 8 exponent, 7 significand bits)"},
+    {5, "f8e4m3", Packing::kWhole, 1, ValueRule::kAnyBits, "OFP8 E4M3"},
+    {6, "f8e5m2", Packing::kWhole, 1, ValueRule::kAnyBits, "OFP8 E5M2"},
+    {7, "bool", Packing::kWhole, 1, ValueRule::kBoolByte, "byte 0 or 1"},
+    {8, "i8", Packing::kWhole, 1, ValueRule::kAnyBits, "two's complement"},
+    {9, "u8", Packing::kWhole, 1, ValueRule::kAnyBits, "unsigned"},
+    {10, "i16", Packing::kWhole, 2, ValueRule::kAnyBits, "two's complement, little-endian"},
+    {11, "u16", Packing::kWhole, 2, ValueRule::kAnyBits, "unsigned, little-endian"},
+    {12, "i32", Packing::kWhole, 4, ValueRule::kAnyBits, "two's complement, little-endian"},
+    {13, "u32", Packing::kWhole, 4, ValueRule::kAnyBits, "unsigned, little-endian"},
+    {14, "i64", Packing::kWhole, 8, ValueRule::kAnyBits, "two's complement, little-endian"},
+    {15, "u64", Packing::kWhole, 8, ValueRule::kAnyBits, "unsigned, little-endian"},
+    {16, "i4", Packing::kNibble, 0, ValueRule::kAnyBits, "packed two's-complement nibbles"},
+    {17, "u4", Packing::kNibble, 0, ValueRule::kAnyBits, "packed unsigned nibbles"},
+    {18, "e2m1", Packing::kNibble, 0, ValueRule::kAnyBits, "OCP MX FP4 E2M1, packed nibbles"},
+    {19, "e8m0", Packing::kWhole, 1, ValueRule::kAnyBits, "OCP MX E8M0 scale byte"},
+}};
+
+inline constexpr std::uint16_t kFirstReservedCode = 20;
+inline constexpr std::uint16_t kFirstOpaqueCode = 4096;
+inline constexpr std::uint16_t kLastOpaqueCode = 32767;
+
+// The range a 16-bit code falls in; decides which TYPE rules apply.
+enum class CodeClass : std::uint8_t { kZero, kClosed, kReserved, kOpaque, kAboveOpaque };
+
+constexpr CodeClass classify_code(std::uint16_t code) noexcept {
+  if (code == 0) return CodeClass::kZero;
+  if (code < kFirstReservedCode) return CodeClass::kClosed;
+  if (code < kFirstOpaqueCode) return CodeClass::kReserved;
+  if (code <= kLastOpaqueCode) return CodeClass::kOpaque;
+  return CodeClass::kAboveOpaque;
+}
+
+// The closed dtype with this code, or nullptr for any other code.
+constexpr const DtypeInfo* find_dtype(std::uint16_t code) noexcept {
+  return classify_code(code) == CodeClass::kClosed ? &kDtypes[code - 1] : nullptr;
+}
+
+constexpr const DtypeInfo* find_dtype(std::string_view name) noexcept {
+  for (const auto& info : kDtypes)
+    if (info.name == name) return &info;
+  return nullptr;
+}
+
+std::string_view to_string(CodeClass code_class) noexcept;
+
+}  // namespace kiln

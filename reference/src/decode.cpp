@@ -1,0 +1,358 @@
+#include "kiln/decode.hpp"
+
+#include <cstring>
+#include <string>
+#include <unordered_set>
+
+#include "kiln/dtype.hpp"
+#include "kiln/utf8.hpp"
+
+namespace kiln {
+namespace {
+
+std::string num(std::uint64_t value) { return std::to_string(value); }
+
+std::string_view as_chars(const std::uint8_t* data, std::size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+// The offset of the first nonzero byte of [begin, end), or nullopt when all are zero.
+std::optional<std::uint64_t> find_nonzero(const std::uint8_t* base, std::uint64_t begin,
+                                          std::uint64_t end) {
+  for (std::uint64_t i = begin; i < end; ++i)
+    if (base[i] != 0) return i;
+  return std::nullopt;
+}
+
+// First byte above 1, word at a time: the bool rule runs over whole payloads.
+std::optional<std::size_t> find_non_bool(std::span<const std::uint8_t> bytes) {
+  constexpr std::uint64_t kHighBits = 0xFEFEFEFEFEFEFEFEull;
+  std::size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, bytes.data() + i, 8);
+    if (word & kHighBits) break;
+  }
+  for (; i < bytes.size(); ++i)
+    if (bytes[i] > 1) return i;
+  return std::nullopt;
+}
+
+// The exact product: a zero dimension makes it 0 whatever the others are, so
+// only a nonzero product above 2^64 - 1 overflows (nullopt).
+template <class Dimension>
+std::optional<std::uint64_t> shape_product(std::size_t rank, Dimension dimension) noexcept {
+  for (std::size_t axis = 0; axis < rank; ++axis)
+    if (dimension(axis) == 0) return 0;
+  std::uint64_t count = 1;
+  for (std::size_t axis = 0; axis < rank; ++axis)
+    if (__builtin_mul_overflow(count, dimension(axis), &count)) return std::nullopt;
+  return count;
+}
+
+class Decoder {
+ public:
+  explicit Decoder(std::span<const std::uint8_t> input) : in_(input) {}
+
+  Result<BlockView> run() {
+    if (auto error = check_frame()) return std::move(*error);
+    if (auto error = check_types()) return std::move(*error);
+    return std::move(block_);
+  }
+
+ private:
+  using Failure = std::optional<Error>;
+
+  static Error fail(Rule rule, std::uint64_t offset, std::optional<std::uint32_t> tensor,
+                    std::string message) {
+    return Error{rule, offset, tensor, std::move(message)};
+  }
+
+  std::uint64_t header_field(const Field& field) const {
+    return load_le(in_.data() + field.offset, field.width);
+  }
+  static std::uint64_t entry_field(const std::uint8_t* entry, const Field& field) {
+    return load_le(entry + field.offset, field.width);
+  }
+
+  Failure check_header() {
+    const std::uint64_t size = in_.size();
+    auto truncated = [&](const char* where) {
+      return fail(Rule::kFrameTruncated, size, std::nullopt,
+                  "input ends at byte " + num(size) + " inside the 32-byte header (" + where + ")");
+    };
+    if (size < 4) return truncated("magic");
+    if (std::memcmp(in_.data(), kMagic.data(), kMagic.size()) != 0)
+      return fail(Rule::kFrameMagic, 0, std::nullopt, "magic is not 4b 49 4c 4e (\"KILN\")");
+    if (size < 5) return truncated("version");
+    if (const auto version = in_[4]; version != kVersion)
+      return fail(Rule::kFrameVersion, 4, std::nullopt,
+                  "version is " + num(version) + ", expected 2");
+    if (size < 6) return truncated("flags");
+    const std::uint8_t flags = in_[5];
+    if (!(flags & kFlagLittleEndian))
+      return fail(Rule::kFrameLeFlag, 5, std::nullopt,
+                  "flag bit 1 (little-endian) is clear in flags " + num(flags));
+    if (flags & ~kFlagLittleEndian)
+      return fail(Rule::kFrameFlagsReserved, 5, std::nullopt,
+                  "flags " + num(flags) + " sets bits other than bit 1");
+    if (size < kHeaderSize) return truncated("fields after flags");
+    if (header_field(header::kReserved) != 0)
+      return fail(Rule::kFrameHeaderReserved, header::kReserved.offset, std::nullopt,
+                  "reserved header bytes 6..7 are not 0");
+
+    count_ = header_field(header::kTensorCount);
+    heap_length_ = header_field(header::kHeapLength);
+    payload_offset_ = header_field(header::kPayloadOffset);
+    payload_length_ = header_field(header::kPayloadLength);
+    if (heap_length_ % kHeapAlign != 0)
+      return fail(Rule::kFrameHeapAlign, header::kHeapLength.offset, std::nullopt,
+                  "heap_length " + num(heap_length_) + " is not a multiple of 8");
+    // u32 count and length: the sum stays far below 2^64.
+    heap_start_ = entry_start(count_);
+    const std::uint64_t canonical = align_up(heap_start_ + heap_length_, kPayloadAlign);
+    if (payload_offset_ != canonical)
+      return fail(Rule::kFramePayloadOffset, header::kPayloadOffset.offset, std::nullopt,
+                  "payload_offset is " + num(payload_offset_) + ", canonical is " +
+                      num(canonical));
+    if (size < payload_offset_)
+      return fail(Rule::kFrameTruncated, size, std::nullopt,
+                  "input ends at byte " + num(size) + ", before payload_offset " +
+                      num(payload_offset_) + " (directory and heap)");
+    const std::uint64_t available = size - payload_offset_;
+    if (payload_length_ > available)
+      return fail(Rule::kFrameTruncated, size, std::nullopt,
+                  "input ends at byte " + num(size) + ", payload region needs " +
+                      num(payload_length_) + " bytes from " + num(payload_offset_));
+    if (payload_length_ < available)
+      return fail(Rule::kFrameTrailing, payload_offset_ + payload_length_, std::nullopt,
+                  num(available - payload_length_) + " byte(s) follow the block's end at " +
+                      num(payload_offset_ + payload_length_));
+    return std::nullopt;
+  }
+
+  Failure check_entry(std::uint32_t index) {
+    const std::uint64_t at = entry_start(index);
+    const std::uint8_t* entry = in_.data() + at;
+    const std::optional<std::uint32_t> who = index;
+
+    for (const Field* reserved : {&entry::kReserved28, &entry::kReserved48, &entry::kReserved56})
+      if (entry_field(entry, *reserved) != 0)
+        return fail(Rule::kFrameEntryReserved, at + reserved->offset, who,
+                    "reserved entry bytes at " + num(reserved->offset) + " are not 0");
+
+    const std::uint64_t name_offset = entry_field(entry, entry::kNameOffset);
+    const std::uint64_t name_length = entry_field(entry, entry::kNameLength);
+    const std::uint64_t rank = entry_field(entry, entry::kRank);
+    const std::uint64_t shape_offset = entry_field(entry, entry::kShapeOffset);
+    const std::uint64_t layout_offset = entry_field(entry, entry::kLayoutOffset);
+    const std::uint64_t layout_length = entry_field(entry, entry::kLayoutLength);
+    const std::uint64_t data_offset = entry_field(entry, entry::kDataOffset);
+    const std::uint64_t byte_length = entry_field(entry, entry::kByteLength);
+
+    if (name_length == 0)
+      return fail(Rule::kFrameNameEmpty, at + entry::kNameLength.offset, who,
+                  "name_length is 0");
+    if (shape_offset != heap_cursor_)
+      return fail(Rule::kFrameShapeOffset, at + entry::kShapeOffset.offset, who,
+                  "shape_offset is " + num(shape_offset) + ", canonical is " + num(heap_cursor_));
+    const std::uint64_t canonical_name = heap_cursor_ + kDimensionSize * rank;
+    if (name_offset != canonical_name)
+      return fail(Rule::kFrameNameOffset, at + entry::kNameOffset.offset, who,
+                  "name_offset is " + num(name_offset) + ", canonical is " + num(canonical_name));
+    const std::uint64_t canonical_layout = layout_length == 0 ? 0 : name_offset + name_length;
+    if (layout_offset != canonical_layout)
+      return fail(Rule::kFrameLayoutOffset, at + entry::kLayoutOffset.offset, who,
+                  "layout_offset is " + num(layout_offset) + ", canonical is " +
+                      num(canonical_layout));
+    // Every term is at most 2^32 * 8: no overflow.
+    const std::uint64_t content_end = name_offset + name_length + layout_length;
+    const std::uint64_t segment_end = align_up(content_end, kHeapAlign);
+    if (segment_end > heap_length_)
+      return fail(Rule::kFrameHeapLength, header::kHeapLength.offset, who,
+                  "heap segment ends at " + num(segment_end) + ", past heap_length " +
+                      num(heap_length_));
+    if (auto bad = find_nonzero(in_.data(), heap_start_ + content_end, heap_start_ + segment_end))
+      return fail(Rule::kFramePadHeap, *bad, who, "heap padding byte is not 0");
+
+    const std::uint8_t* name_bytes = in_.data() + heap_start_ + name_offset;
+    const std::string_view name = as_chars(name_bytes, name_length);
+    if (auto bad = find_invalid_utf8(name))
+      return fail(Rule::kFrameNameUtf8, heap_start_ + name_offset + *bad, who,
+                  "name is not valid UTF-8 at its byte " + num(*bad));
+    if (!names_.insert(name).second)
+      return fail(Rule::kFrameNameUnique, at + entry::kNameOffset.offset, who,
+                  "name repeats an earlier tensor's name");
+
+    const std::uint64_t canonical_data = align_up(payload_cursor_, kPayloadAlign);
+    if (data_offset != canonical_data)
+      return fail(Rule::kFrameDataOffset, at + entry::kDataOffset.offset, who,
+                  "data_offset is " + num(data_offset) + ", canonical is " + num(canonical_data));
+    if (data_offset > payload_length_ || byte_length > payload_length_ - data_offset)
+      return fail(Rule::kFramePayloadLength, header::kPayloadLength.offset, who,
+                  "payload at " + num(data_offset) + " of " + num(byte_length) +
+                      " bytes runs past payload_length " + num(payload_length_));
+    const std::uint64_t region = payload_offset_;
+    if (auto bad = find_nonzero(in_.data(), region + payload_cursor_, region + data_offset))
+      return fail(Rule::kFramePadPayload, *bad, who, "padding before the payload is not 0");
+
+    TensorView view;
+    view.name = name;
+    view.dtype = static_cast<std::uint16_t>(entry_field(entry, entry::kDtype));
+    view.rank = static_cast<std::uint16_t>(rank);
+    view.shape_bytes = in_.data() + heap_start_ + shape_offset;
+    view.layout = as_chars(in_.data() + heap_start_ + layout_offset, layout_length);
+    view.block_size = static_cast<std::uint32_t>(entry_field(entry, entry::kBlockSize));
+    view.payload = in_.subspan(region + data_offset, byte_length);
+    block_.tensors.push_back(view);
+
+    heap_cursor_ = segment_end;
+    payload_cursor_ = data_offset + byte_length;
+    return std::nullopt;
+  }
+
+  Failure check_frame() {
+    if (auto error = check_header()) return error;
+    // The directory is present (payload_offset <= size), so this is O(input).
+    block_.tensors.reserve(count_);
+    names_.reserve(count_);
+    for (std::uint32_t i = 0; i < count_; ++i)
+      if (auto error = check_entry(i)) return error;
+    if (heap_cursor_ != heap_length_)
+      return fail(Rule::kFrameHeapLength, header::kHeapLength.offset, std::nullopt,
+                  "heap_length is " + num(heap_length_) + ", the heap segments end at " +
+                      num(heap_cursor_));
+    if (auto bad = find_nonzero(in_.data(), heap_start_ + heap_length_, payload_offset_))
+      return fail(Rule::kFramePadGap, *bad, std::nullopt,
+                  "padding between the heap and payload_offset is not 0");
+    if (payload_cursor_ != payload_length_)
+      return fail(Rule::kFramePayloadLength, header::kPayloadLength.offset, std::nullopt,
+                  "payload_length is " + num(payload_length_) + ", the last payload ends at " +
+                      num(payload_cursor_));
+    return std::nullopt;
+  }
+
+  Failure check_tensor_type(std::uint32_t index, const TensorView& tensor) const {
+    const std::uint64_t at = entry_start(index);
+    const std::optional<std::uint32_t> who = index;
+    const std::uint64_t payload_at =
+        static_cast<std::uint64_t>(tensor.payload.data() - in_.data());
+    const std::uint16_t code = tensor.dtype;
+    switch (classify_code(code)) {
+      case CodeClass::kZero:
+        return fail(Rule::kTypeCodeZero, at + entry::kDtype.offset, who, "dtype code is 0");
+      case CodeClass::kReserved:
+        return fail(Rule::kTypeCodeReserved, at + entry::kDtype.offset, who,
+                    "dtype code " + num(code) + " is reserved (20..4095)");
+      case CodeClass::kAboveOpaque:
+        return fail(Rule::kTypeCodeAboveOpaque, at + entry::kDtype.offset, who,
+                    "dtype code " + num(code) + " is above the opaque range (4096..32767)");
+      case CodeClass::kOpaque:
+        return check_opaque(at, who, tensor);
+      case CodeClass::kClosed:
+        break;
+    }
+    const DtypeInfo& info = *find_dtype(code);
+    if (!tensor.layout.empty())
+      return fail(Rule::kTypeClosedLayout, at + entry::kLayoutLength.offset, who,
+                  std::string(info.name) + " has a layout name");
+    if (tensor.block_size != 0)
+      return fail(Rule::kTypeClosedBlockSize, at + entry::kBlockSize.offset, who,
+                  std::string(info.name) + " has block_size " + num(tensor.block_size));
+
+    const auto product =
+        shape_product(tensor.rank, [&](std::size_t axis) { return tensor.dimension(axis); });
+    if (!product)
+      return fail(Rule::kTypeShapeOverflow, payload_at_shape(tensor), who,
+                  "shape product exceeds 2^64 - 1");
+    const std::uint64_t count = *product;
+
+    std::uint64_t expected = 0;
+    const bool fits = info.packing == Packing::kNibble
+                          ? (expected = count / 2 + count % 2, true)
+                          : !__builtin_mul_overflow(count, std::uint64_t{info.width}, &expected);
+    if (!fits || tensor.payload.size() != expected)
+      return fail(Rule::kTypeByteLength, at + entry::kByteLength.offset, who,
+                  "byte_length is " + num(tensor.payload.size()) + ", " + std::string(info.name) +
+                      " of " + num(count) + " elements needs " +
+                      (fits ? num(expected) : std::string("more than 2^64 - 1")));
+    if (info.values == ValueRule::kBoolByte)
+      if (auto bad = find_non_bool(tensor.payload))
+        return fail(Rule::kTypeBoolByte, payload_at + *bad, who,
+                    "bool byte is " + num(tensor.payload[*bad]) + ", not 0 or 1");
+    if (info.packing == Packing::kNibble && count % 2 == 1 && (tensor.payload.back() >> 4) != 0)
+      return fail(Rule::kTypeHighNibble, payload_at + tensor.payload.size() - 1, who,
+                  "odd count " + num(count) + " leaves a nonzero high nibble in the last byte");
+    return std::nullopt;
+  }
+
+  Failure check_opaque(std::uint64_t at, std::optional<std::uint32_t> who,
+                       const TensorView& tensor) const {
+    if (tensor.layout.empty())
+      return fail(Rule::kTypeOpaqueLayout, at + entry::kLayoutLength.offset, who,
+                  "opaque dtype " + num(tensor.dtype) + " has no layout name");
+    if (auto bad = find_invalid_utf8(tensor.layout))
+      return fail(Rule::kTypeOpaqueLayoutUtf8,
+                  static_cast<std::uint64_t>(
+                      reinterpret_cast<const std::uint8_t*>(tensor.layout.data()) - in_.data()) +
+                      *bad,
+                  who, "layout name is not valid UTF-8 at its byte " + num(*bad));
+    if (tensor.block_size == 0)
+      return fail(Rule::kTypeOpaqueBlockSize, at + entry::kBlockSize.offset, who,
+                  "opaque dtype has block_size 0");
+    if (tensor.payload.size() % tensor.block_size != 0)
+      return fail(Rule::kTypeOpaqueMultiple, at + entry::kByteLength.offset, who,
+                  "byte_length " + num(tensor.payload.size()) + " is not a multiple of block_size " +
+                      num(tensor.block_size));
+    return std::nullopt;
+  }
+
+  std::uint64_t payload_at_shape(const TensorView& tensor) const {
+    return static_cast<std::uint64_t>(tensor.shape_bytes - in_.data());
+  }
+
+  Failure check_types() const {
+    for (std::uint32_t i = 0; i < block_.tensors.size(); ++i)
+      if (auto error = check_tensor_type(i, block_.tensors[i])) return error;
+    return std::nullopt;
+  }
+
+  std::span<const std::uint8_t> in_;
+  std::uint64_t count_ = 0;
+  std::uint64_t heap_length_ = 0;
+  std::uint64_t heap_start_ = 0;
+  std::uint64_t payload_offset_ = 0;
+  std::uint64_t payload_length_ = 0;
+  std::uint64_t heap_cursor_ = 0;     // heap-relative end of the previous segment
+  std::uint64_t payload_cursor_ = 0;  // payload-relative end of the previous payload
+  std::unordered_set<std::string_view> names_;
+  BlockView block_;
+};
+
+}  // namespace
+
+std::optional<std::uint64_t> element_count(std::span<const std::uint64_t> shape) noexcept {
+  return shape_product(shape.size(), [&](std::size_t axis) { return shape[axis]; });
+}
+
+std::vector<std::uint64_t> TensorView::shape() const {
+  std::vector<std::uint64_t> dims(rank);
+  for (std::size_t axis = 0; axis < rank; ++axis) dims[axis] = dimension(axis);
+  return dims;
+}
+
+TensorDescription TensorView::to_description() const {
+  return TensorDescription{std::string(name), dtype, shape(), std::string(layout), block_size,
+                           std::vector<std::uint8_t>(payload.begin(), payload.end())};
+}
+
+BlockDescription BlockView::to_description() const {
+  BlockDescription description;
+  description.tensors.reserve(tensors.size());
+  for (const auto& tensor : tensors) description.tensors.push_back(tensor.to_description());
+  return description;
+}
+
+Result<BlockView> decode(std::span<const std::uint8_t> bytes) { return Decoder(bytes).run(); }
+
+}  // namespace kiln
