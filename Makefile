@@ -1,0 +1,38 @@
+# The two commands of the README: `make run` and `make test`. Each installs the
+# Debian packages it lacks, configures and builds into build/ (executables in
+# build/bin/), then runs.
+BUILD ?= build
+SANITIZE_BUILD ?= build-sanitize
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build run test test-sanitize test-long clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+run: build
+	@scripts/run-suite $(BUILD)
+
+test: build
+	@ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS) -LE long
+
+# The same tests, built with AddressSanitizer and UndefinedBehaviorSanitizer.
+test-sanitize: deps
+	@cmake -S . -B $(SANITIZE_BUILD) -DKILN_SANITIZE=ON -DKILN_BUILD_BENCH=OFF \
+	  -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(SANITIZE_BUILD) -j$(JOBS)
+	@ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j$(JOBS) -LE long
+
+# Long-running checks (RapidCheck with many more cases): not part of `make test`.
+test-long: build
+	@ctest --test-dir $(BUILD) --output-on-failure -L long
+
+clean:
+	rm -rf $(BUILD) $(SANITIZE_BUILD)
