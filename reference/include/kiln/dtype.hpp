@@ -21,35 +21,45 @@ enum class ValueRule : std::uint8_t {
   kBoolByte, // each byte is 0 or 1
 };
 
+// How a tool may write an element as a typed value (the wire itself is just bits).
+enum class Numeric : std::uint8_t {
+  kFloat,     // IEEE binary64/32/16 and bfloat16: numbers the type represents exactly
+  kSigned,    // two's complement integer
+  kUnsigned,  // unsigned integer
+  kBool,      // 0 or 1
+  kBitsOnly,  // OFP8, MX: Kiln stores the bits and assigns no decimal value
+};
+
 struct DtypeInfo {
   std::uint16_t code;
   std::string_view name;
   Packing packing;
   std::uint8_t width;  // bytes per element for kWhole; 0 for kNibble
   ValueRule values;
+  Numeric numeric;
   std::string_view element;  // what one element is, as the seed page says
 };
 
 inline constexpr std::array<DtypeInfo, 19> kDtypes{{
-    {1, "f64", Packing::kWhole, 8, ValueRule::kAnyBits, "IEEE binary64"},
-    {2, "f32", Packing::kWhole, 4, ValueRule::kAnyBits, "IEEE binary32"},
-    {3, "f16", Packing::kWhole, 2, ValueRule::kAnyBits, "IEEE binary16"},
-    {4, "bf16", Packing::kWhole, 2, ValueRule::kAnyBits, "bfloat16 (1 sign, 8 exponent, 7 significand bits)"},
-    {5, "f8e4m3", Packing::kWhole, 1, ValueRule::kAnyBits, "OFP8 E4M3"},
-    {6, "f8e5m2", Packing::kWhole, 1, ValueRule::kAnyBits, "OFP8 E5M2"},
-    {7, "bool", Packing::kWhole, 1, ValueRule::kBoolByte, "byte 0 or 1"},
-    {8, "i8", Packing::kWhole, 1, ValueRule::kAnyBits, "two's complement"},
-    {9, "u8", Packing::kWhole, 1, ValueRule::kAnyBits, "unsigned"},
-    {10, "i16", Packing::kWhole, 2, ValueRule::kAnyBits, "two's complement, little-endian"},
-    {11, "u16", Packing::kWhole, 2, ValueRule::kAnyBits, "unsigned, little-endian"},
-    {12, "i32", Packing::kWhole, 4, ValueRule::kAnyBits, "two's complement, little-endian"},
-    {13, "u32", Packing::kWhole, 4, ValueRule::kAnyBits, "unsigned, little-endian"},
-    {14, "i64", Packing::kWhole, 8, ValueRule::kAnyBits, "two's complement, little-endian"},
-    {15, "u64", Packing::kWhole, 8, ValueRule::kAnyBits, "unsigned, little-endian"},
-    {16, "i4", Packing::kNibble, 0, ValueRule::kAnyBits, "packed two's-complement nibbles"},
-    {17, "u4", Packing::kNibble, 0, ValueRule::kAnyBits, "packed unsigned nibbles"},
-    {18, "e2m1", Packing::kNibble, 0, ValueRule::kAnyBits, "OCP MX FP4 E2M1, packed nibbles"},
-    {19, "e8m0", Packing::kWhole, 1, ValueRule::kAnyBits, "OCP MX E8M0 scale byte"},
+    {1, "f64", Packing::kWhole, 8, ValueRule::kAnyBits, Numeric::kFloat, "IEEE binary64"},
+    {2, "f32", Packing::kWhole, 4, ValueRule::kAnyBits, Numeric::kFloat, "IEEE binary32"},
+    {3, "f16", Packing::kWhole, 2, ValueRule::kAnyBits, Numeric::kFloat, "IEEE binary16"},
+    {4, "bf16", Packing::kWhole, 2, ValueRule::kAnyBits, Numeric::kFloat, "bfloat16 (1 sign, 8 exponent, 7 significand bits)"},
+    {5, "f8e4m3", Packing::kWhole, 1, ValueRule::kAnyBits, Numeric::kBitsOnly, "OFP8 E4M3"},
+    {6, "f8e5m2", Packing::kWhole, 1, ValueRule::kAnyBits, Numeric::kBitsOnly, "OFP8 E5M2"},
+    {7, "bool", Packing::kWhole, 1, ValueRule::kBoolByte, Numeric::kBool, "byte 0 or 1"},
+    {8, "i8", Packing::kWhole, 1, ValueRule::kAnyBits, Numeric::kSigned, "two's complement"},
+    {9, "u8", Packing::kWhole, 1, ValueRule::kAnyBits, Numeric::kUnsigned, "unsigned"},
+    {10, "i16", Packing::kWhole, 2, ValueRule::kAnyBits, Numeric::kSigned, "two's complement, little-endian"},
+    {11, "u16", Packing::kWhole, 2, ValueRule::kAnyBits, Numeric::kUnsigned, "unsigned, little-endian"},
+    {12, "i32", Packing::kWhole, 4, ValueRule::kAnyBits, Numeric::kSigned, "two's complement, little-endian"},
+    {13, "u32", Packing::kWhole, 4, ValueRule::kAnyBits, Numeric::kUnsigned, "unsigned, little-endian"},
+    {14, "i64", Packing::kWhole, 8, ValueRule::kAnyBits, Numeric::kSigned, "two's complement, little-endian"},
+    {15, "u64", Packing::kWhole, 8, ValueRule::kAnyBits, Numeric::kUnsigned, "unsigned, little-endian"},
+    {16, "i4", Packing::kNibble, 0, ValueRule::kAnyBits, Numeric::kSigned, "packed two's-complement nibbles"},
+    {17, "u4", Packing::kNibble, 0, ValueRule::kAnyBits, Numeric::kUnsigned, "packed unsigned nibbles"},
+    {18, "e2m1", Packing::kNibble, 0, ValueRule::kAnyBits, Numeric::kBitsOnly, "OCP MX FP4 E2M1, packed nibbles"},
+    {19, "e8m0", Packing::kWhole, 1, ValueRule::kAnyBits, Numeric::kBitsOnly, "OCP MX E8M0 scale byte"},
 }};
 
 inline constexpr std::uint16_t kFirstReservedCode = 20;
