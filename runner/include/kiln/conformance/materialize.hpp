@@ -1,0 +1,30 @@
+// Turns a case's description and faults into bytes with the reference builder:
+// the single source of every case's block.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/builder.hpp"
+#include "kiln/conformance/case.hpp"
+
+namespace kiln::conformance {
+
+struct Materialized {
+  // The block, or nullopt when the description cannot be placed at all
+  // (FRAME-FIELD-RANGE): such a case tests encoders only.
+  std::optional<std::vector<std::uint8_t>> block;
+  std::optional<Error> placement_error;
+};
+
+// Fails (returns the message) only for a fault that cannot apply: an anchor past
+// the end, an unknown field, a tensor index out of range.
+std::variant<Materialized, std::string> materialize(const Case& test_case);
+
+// The byte position an anchor names in the canonical placement.
+std::variant<std::uint64_t, std::string> resolve_anchor(const Anchor& anchor,
+                                                         const Placement& placement);
+
+}  // namespace kiln::conformance
