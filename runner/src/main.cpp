@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/run.hpp"
 
 #ifndef KILN_DEFAULT_CASES_DIR
 #define KILN_DEFAULT_CASES_DIR "cases"
@@ -36,6 +37,38 @@ int main(int argc, char** argv) {
       "export", "Write every case as <id>.kiln plus index.json, for implementers without YAML");
   exporter->add_option("DIR", export_dir, "Destination directory")->required();
 
+  kc::RunOptions run_options;
+  run_options.cases_dir = KILN_DEFAULT_CASES_DIR;
+  run_options.program = argv[0];
+  std::vector<std::string> ops;
+  auto* run = app.add_subcommand("run", "Certify an implementation: run every case through an adapter");
+  run->add_option("--adapter", run_options.adapter,
+                  "Adapter command (JSON Lines over stdin/stdout, adapters/PROTOCOL.md), or "
+                  "builtin:reference")
+      ->required();
+  run->add_flag("--one-shot", run_options.one_shot,
+                "Start the adapter once per request: one request line on stdin, then EOF");
+  run->add_option("--cases", run_options.cases_dir, "Directory of case files")->capture_default_str();
+  run->add_option("--timeout-ms", run_options.timeout_ms, "Per-request timeout")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600000));
+  run->add_option("--filter", run_options.filters, "Only cases whose id matches a glob (repeatable)");
+  run->add_option("--rules", run_options.rules, "Only cases exercising one of these rule IDs")
+      ->delimiter(',');
+  run->add_option("--ops", ops, "Operations to run: decode, encode (default both)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"decode", "encode"}));
+  run->add_option("--expected-failures", run_options.expected_failures,
+                  "Failures the implementation knows of: `<id-glob>[:op] [reason]` per line")
+      ->check(CLI::ExistingFile);
+  run->add_option("--write-expected-failures", run_options.write_expected_failures,
+                  "Write the list of this run's failures to FILE");
+  run->add_option("--json", run_options.json_report, "Write the JSON report to FILE");
+  run->add_option("--junit", run_options.junit_report, "Write a JUnit XML report to FILE");
+  run->add_option("--markdown", run_options.markdown_report, "Write a Markdown summary to FILE");
+  run->add_flag("--verbose", run_options.verbose, "Print every result, not only unexpected ones");
+  run->add_flag("--no-progress", run_options.quiet_progress, "Do not print progress lines");
+
   // `--cases DIR` may follow the action too: `cases check --cases DIR`.
   for (auto* action : {check, regen, coverage, exporter}) action->fallthrough();
 
@@ -46,6 +79,14 @@ int main(int argc, char** argv) {
     return code == 0 ? kc::kExitOk : kc::kExitUsage;
   }
 
+  if (*run) {
+    if (!ops.empty()) {
+      run_options.ops.clear();
+      for (const auto& op : ops)
+        run_options.ops.push_back(op == "decode" ? kc::Operation::kDecode : kc::Operation::kEncode);
+    }
+    return kc::run_suite(run_options, std::cout, std::cerr).exit_code;
+  }
   if (*check) return kc::cases_check(cases_dir, std::cout, std::cerr);
   if (*regen) return kc::cases_regen(cases_dir, std::cout, std::cerr);
   if (*coverage) return kc::cases_coverage(cases_dir, std::cout, std::cerr);

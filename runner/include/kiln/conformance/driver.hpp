@@ -1,0 +1,43 @@
+// How the runner reaches an implementation: in process (a kiln::protocol::Adapter)
+// or as a process speaking adapters/PROTOCOL.md, kept (restarted after a crash, a
+// hang or a malformed reply) or started once per request.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "kiln/adapter.hpp"
+#include "kiln/conformance/subprocess.hpp"
+#include "kiln/protocol.hpp"
+
+namespace kiln::conformance {
+
+struct Exchange {
+  enum class Kind { kReply, kCrash, kTimeout, kProtocol };
+  Kind kind = Kind::kReply;
+  protocol::Outcome outcome;  // with kReply
+  std::string detail;         // with the others: what happened
+  std::string adapter_stderr; // what the adapter wrote to stderr meanwhile
+};
+
+class Driver {
+ public:
+  virtual ~Driver() = default;
+  // The adapter's hello, asked once; nullopt with detail when it could not be had.
+  virtual std::optional<protocol::Hello> hello(std::string& detail) = 0;
+  virtual Exchange exchange(const protocol::Request& request) = 0;
+};
+
+struct ProcessOptions {
+  std::string command;
+  bool one_shot = false;
+  std::chrono::milliseconds timeout{10000};
+  std::size_t max_reply_bytes = 64u << 20;
+  int max_consecutive_start_failures = 3;
+};
+
+std::unique_ptr<Driver> make_in_process_driver(std::unique_ptr<protocol::Adapter> adapter);
+std::unique_ptr<Driver> make_process_driver(ProcessOptions options);
+
+}  // namespace kiln::conformance

@@ -1,0 +1,35 @@
+// The run's reports: JSON (versioned schema), JUnit XML and Markdown.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/conformance/run.hpp"
+#include "kiln/protocol.hpp"
+
+namespace kiln::conformance {
+
+inline constexpr int kJsonReportVersion = 1;
+
+struct ReportContext {
+  const RunOptions& options;
+  std::optional<protocol::Hello> hello;
+  std::string case_set_sha256;
+  std::size_t case_count = 0;
+  const std::vector<CaseResult>& results;
+  Totals totals;
+  std::string certificate;
+  double seconds = 0;
+  std::string started_at;  // UTC, ISO 8601
+};
+
+protocol::Json json_report(const ReportContext& context);
+std::string junit_report(const ReportContext& context);
+std::string markdown_report(const ReportContext& context);
+
+// Writes text to a file; false with error set when it cannot.
+bool write_text_file(const std::filesystem::path& file, const std::string& text, std::string& error);
+
+}  // namespace kiln::conformance
