@@ -1,0 +1,50 @@
+// The in-process adapter interface. An implementation in C++ derives from
+// Adapter; serve() turns any Adapter into a JSON Lines process adapter
+// (adapters/PROTOCOL.md), and the runner can also call it directly.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "kiln/description.hpp"
+#include "kiln/protocol.hpp"
+
+namespace kiln::protocol {
+
+class Adapter {
+ public:
+  virtual ~Adapter() = default;
+
+  // Who the adapter is and which ops and profiles it offers. Called once per serve().
+  virtual Hello hello() = 0;
+  // Accept or Reject (or ProtocolError when it cannot answer).
+  virtual Outcome decode(std::span<const std::uint8_t> block) = 0;
+  // EncodedBlock or Reject (or ProtocolError when it cannot answer).
+  virtual Outcome encode(const BlockDescription& description) = 0;
+};
+
+// kiln::decode and kiln::encode behind the interface; rejects carry the
+// reference's rule ID and byte offset.
+class ReferenceAdapter final : public Adapter {
+ public:
+  static constexpr std::string_view kName = "kiln-reference";
+
+  Hello hello() override;
+  Outcome decode(std::span<const std::uint8_t> block) override;
+  Outcome encode(const BlockDescription& description) override;
+};
+
+// One request line in, one reply line out (no newline). Bad input, an op or
+// profile the adapter does not offer, an exception from the adapter, or an
+// outcome that does not answer the op all become an error reply. offered is
+// what adapter.hello() returned.
+std::string answer(Adapter& adapter, const Hello& offered, std::string_view line);
+
+// Reads request lines until end of input and writes one flushed reply line per
+// request. Returns false when the output stream failed.
+bool serve(Adapter& adapter, std::istream& in, std::ostream& out);
+
+}  // namespace kiln::protocol

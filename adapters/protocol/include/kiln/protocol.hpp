@@ -1,0 +1,174 @@
+// The adapter protocol, version 1 (adapters/PROTOCOL.md): the plain values an
+// adapter and the runner exchange, and their JSON form, for both sides. Every
+// parse function takes untrusted text or JSON and never throws on bad input: it
+// returns an Expected holding either the value or a one-line message that names
+// the offending field.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kiln/description.hpp"
+#include "kiln/error.hpp"
+#include "kiln/rules.hpp"
+
+namespace kiln::protocol {
+
+// Insertion-ordered, so lines come out in the documented field order.
+using Json = nlohmann::ordered_json;
+
+inline constexpr std::uint64_t kProtocolVersion = 1;
+inline constexpr std::string_view kProfileKilnV2 = "kiln-v2";
+inline constexpr std::string_view kOpHello = "hello";
+inline constexpr std::string_view kOpDecode = "decode";
+inline constexpr std::string_view kOpEncode = "encode";
+
+// The longest reply line the runner reads: 64 MiB of slack for names, shapes and
+// messages, plus the hex of the largest block it sends or expects back.
+inline constexpr std::uint64_t kReplyLineSlack = std::uint64_t{64} << 20;
+constexpr std::uint64_t max_reply_line_bytes(std::uint64_t largest_block_bytes) noexcept {
+  return kReplyLineSlack + 2 * largest_block_bytes;
+}
+
+// A value, or the message saying why there is none.
+template <class T>
+class [[nodiscard]] Expected {
+ public:
+  Expected(T value) : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit
+  static Expected failure(std::string message) {
+    return Expected(std::in_place_index<1>, std::move(message));
+  }
+
+  bool ok() const noexcept { return state_.index() == 0; }
+  explicit operator bool() const noexcept { return ok(); }
+  T& value() & { return std::get<0>(state_); }
+  const T& value() const& { return std::get<0>(state_); }
+  T&& value() && { return std::get<0>(std::move(state_)); }
+  const std::string& error() const { return std::get<1>(state_); }
+
+ private:
+  template <std::size_t I, class Arg>
+  Expected(std::in_place_index_t<I> index, Arg&& arg) : state_(index, std::forward<Arg>(arg)) {}
+  std::variant<T, std::string> state_;
+};
+
+// ---- Requests (runner -> adapter) ----
+
+enum class Op : std::uint8_t { kHello, kDecode, kEncode };
+std::string_view to_string(Op op) noexcept;
+std::optional<Op> op_from_string(std::string_view text) noexcept;
+
+struct HelloRequest {
+  std::uint64_t protocol = kProtocolVersion;
+  bool operator==(const HelloRequest&) const = default;
+};
+
+struct DecodeRequest {
+  std::string case_id;  // informational; empty when the request had no "case"
+  std::string profile{kProfileKilnV2};
+  std::vector<std::uint8_t> block;
+  bool operator==(const DecodeRequest&) const = default;
+};
+
+struct EncodeRequest {
+  std::string case_id;
+  std::string profile{kProfileKilnV2};
+  BlockDescription description;
+  bool operator==(const EncodeRequest&) const = default;
+};
+
+using Request = std::variant<HelloRequest, DecodeRequest, EncodeRequest>;
+Op op_of(const Request& request) noexcept;
+
+// ---- Replies (adapter -> runner) ----
+
+struct Hello {
+  std::string name;
+  std::string version;
+  std::uint64_t protocol = kProtocolVersion;
+  std::vector<std::string> ops{std::string(kOpDecode), std::string(kOpEncode)};
+  std::vector<std::string> profiles{std::string(kProfileKilnV2)};
+
+  bool offers_op(Op op) const;
+  bool offers_profile(std::string_view profile) const;
+  bool operator==(const Hello&) const = default;
+};
+
+// decode: the block is valid; these are its tensors.
+struct Accept {
+  BlockDescription description;
+  bool operator==(const Accept&) const = default;
+};
+
+// decode or encode: the content is invalid. Only the class is compared; rule
+// and offset are extras that help a reader of the report.
+struct Reject {
+  ErrorClass error_class = ErrorClass::kFrame;
+  std::string message;
+  std::optional<std::string> rule;
+  std::optional<std::uint64_t> offset;
+  bool operator==(const Reject&) const = default;
+};
+
+// encode: the canonical block.
+struct EncodedBlock {
+  std::vector<std::uint8_t> bytes;
+  bool operator==(const EncodedBlock&) const = default;
+};
+
+// The adapter could not understand or could not answer the request. Never a
+// rejection: the runner fails the case.
+struct ProtocolError {
+  std::string message;
+  bool operator==(const ProtocolError&) const = default;
+};
+
+using Outcome = std::variant<Accept, Reject, EncodedBlock, ProtocolError>;
+
+// A reject carrying the reference error's class, rule ID, offset and description.
+Reject reject_from(const Error& error);
+
+// ---- Tensor descriptions ----
+
+// {"name","dtype","shape","layout","block_size","payload"}; layout is null when
+// empty. where prefixes messages ("tensors[2]").
+Json tensor_to_json(const TensorDescription& tensor);
+Expected<TensorDescription> tensor_from_json(const Json& json, std::string_view where = "tensor");
+Json tensors_to_json(const BlockDescription& description);
+Expected<BlockDescription> tensors_from_json(const Json& json,
+                                             std::string_view where = "tensors");
+
+// ---- Whole messages ----
+
+Json request_to_json(const Request& request);
+Expected<Request> request_from_json(const Json& json);
+
+Json hello_to_json(const Hello& hello);
+Expected<Hello> hello_from_json(const Json& json);
+
+Json outcome_to_json(const Outcome& outcome);
+// Which results are valid depends on the op the reply answers: decode admits
+// accept, reject and error; encode admits block, reject and error.
+Expected<Outcome> outcome_from_json(const Json& json, Op answered);
+
+// ---- Lines ----
+
+// Parses one line of text as one JSON object: valid UTF-8, valid JSON, an object.
+Expected<Json> parse_line(std::string_view line);
+// Compact JSON without the newline. Fails only when a string is not valid UTF-8
+// (JSON cannot carry it).
+Expected<std::string> to_line(const Json& json);
+
+// Conveniences over the two steps above.
+Expected<Request> parse_request(std::string_view line);
+Expected<Hello> parse_hello_reply(std::string_view line);
+Expected<Outcome> parse_reply(std::string_view line, Op answered);
+
+}  // namespace kiln::protocol

@@ -1,0 +1,473 @@
+#include "kiln/protocol.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "kiln/hex.hpp"
+#include "kiln/utf8.hpp"
+
+namespace kiln::protocol {
+namespace {
+
+constexpr std::uint64_t kMaxU16 = std::numeric_limits<std::uint16_t>::max();
+constexpr std::uint64_t kMaxU32 = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint64_t kMaxU64 = std::numeric_limits<std::uint64_t>::max();
+
+template <class T>
+Expected<T> fail(std::string message) {
+  return Expected<T>::failure(std::move(message));
+}
+
+std::string join(std::string_view where, std::string_view key) {
+  std::string path(where);
+  if (!path.empty()) path += '.';
+  path += key;
+  return path;
+}
+
+std::string indexed(std::string_view where, std::size_t index) {
+  return std::string(where) + '[' + std::to_string(index) + ']';
+}
+
+// What a value is, for messages: numbers as written, anything else by kind, so a
+// message never grows with the input.
+std::string describe(const Json& value) {
+  if (value.is_number() || value.is_boolean() || value.is_null()) return value.dump();
+  if (value.is_string()) return "a string";
+  if (value.is_array()) return "an array";
+  if (value.is_object()) return "an object";
+  return "an unusable value";
+}
+
+std::optional<std::string> unsigned_error(const Json& value, std::string_view field,
+                                          std::uint64_t max) {
+  std::string range = "must be an integer from 0 to " + std::to_string(max);
+  if (value.is_number_unsigned()) {
+    if (value.get<std::uint64_t>() <= max) return std::nullopt;
+    return std::string(field) + ": " + range + ", got " + value.dump();
+  }
+  // nlohmann keeps negative integers signed and integers above 2^64 - 1 as doubles.
+  if (value.is_number_integer())
+    return std::string(field) + ": " + range + ", got the negative " + value.dump();
+  if (value.is_number_float() && value.get<double>() >= 18446744073709551616.0)
+    return std::string(field) + ": " + range + ", got a number above 2^64 - 1";
+  return std::string(field) + ": " + range + ", got " + describe(value);
+}
+
+// Reads the fields of one JSON object, keeping only the first problem so that a
+// message names the first offending field in reading order.
+class FieldReader {
+ public:
+  FieldReader(const Json& object, std::string where) : object_(object), where_(std::move(where)) {}
+
+  bool failed() const { return error_.has_value(); }
+  const std::string& error() const { return *error_; }
+  std::string path(std::string_view key) const { return join(where_, key); }
+
+  void fail(std::string message) {
+    if (!error_) error_ = std::move(message);
+  }
+
+  const Json* optional(const char* key) const {
+    const auto found = object_.find(key);
+    return found == object_.end() ? nullptr : &*found;
+  }
+
+  const Json* required(const char* key) {
+    const Json* value = optional(key);
+    if (!value) fail(path(key) + ": required field is missing");
+    return value;
+  }
+
+  std::optional<std::string> string(const char* key, bool is_required = true) {
+    const Json* value = is_required ? required(key) : optional(key);
+    if (!value) return std::nullopt;
+    if (!value->is_string()) {
+      fail(path(key) + ": must be a string, got " + describe(*value));
+      return std::nullopt;
+    }
+    return value->get<std::string>();
+  }
+
+  std::optional<std::uint64_t> unsigned_integer(const char* key, std::uint64_t max,
+                                                bool is_required = true) {
+    const Json* value = is_required ? required(key) : optional(key);
+    if (!value) return std::nullopt;
+    if (auto problem = unsigned_error(*value, path(key), max)) {
+      fail(std::move(*problem));
+      return std::nullopt;
+    }
+    return value->get<std::uint64_t>();
+  }
+
+  std::optional<std::vector<std::uint8_t>> hex(const char* key) {
+    const Json* value = required(key);
+    if (!value) return std::nullopt;
+    if (!value->is_string()) {
+      fail(path(key) + ": must be a hex string, got " + describe(*value));
+      return std::nullopt;
+    }
+    HexError problem;
+    auto bytes = from_hex(value->get_ref<const std::string&>(), &problem);
+    if (!bytes)
+      fail(path(key) + ": not hex: " + problem.message + " at character " +
+           std::to_string(problem.position));
+    return bytes;
+  }
+
+  std::optional<std::vector<std::string>> strings(const char* key, bool is_required = true) {
+    const Json* value = is_required ? required(key) : optional(key);
+    if (!value) return std::nullopt;
+    if (!value->is_array()) {
+      fail(path(key) + ": must be an array of strings, got " + describe(*value));
+      return std::nullopt;
+    }
+    std::vector<std::string> items;
+    for (std::size_t i = 0; i < value->size(); ++i) {
+      const Json& item = (*value)[i];
+      if (!item.is_string()) {
+        fail(indexed(path(key), i) + ": must be a string, got " + describe(item));
+        return std::nullopt;
+      }
+      items.push_back(item.get<std::string>());
+    }
+    return items;
+  }
+
+ private:
+  const Json& object_;
+  std::string where_;
+  std::optional<std::string> error_;
+};
+
+std::string_view kind_of(const Json& json) {
+  if (json.is_array()) return "an array";
+  if (json.is_string()) return "a string";
+  if (json.is_number()) return "a number";
+  if (json.is_boolean()) return "a boolean";
+  if (json.is_null()) return "null";
+  return "an object";
+}
+
+Json error_json(std::string_view message) {
+  Json json;
+  json["result"] = "error";
+  json["message"] = message;
+  return json;
+}
+
+}  // namespace
+
+std::string_view to_string(Op op) noexcept {
+  switch (op) {
+    case Op::kHello: return kOpHello;
+    case Op::kDecode: return kOpDecode;
+    case Op::kEncode: return kOpEncode;
+  }
+  return "?";
+}
+
+std::optional<Op> op_from_string(std::string_view text) noexcept {
+  if (text == kOpHello) return Op::kHello;
+  if (text == kOpDecode) return Op::kDecode;
+  if (text == kOpEncode) return Op::kEncode;
+  return std::nullopt;
+}
+
+Op op_of(const Request& request) noexcept { return static_cast<Op>(request.index()); }
+
+bool Hello::offers_op(Op op) const {
+  return std::find(ops.begin(), ops.end(), to_string(op)) != ops.end();
+}
+
+bool Hello::offers_profile(std::string_view profile) const {
+  return std::find(profiles.begin(), profiles.end(), profile) != profiles.end();
+}
+
+Reject reject_from(const Error& error) {
+  std::string message =
+      error.tensor ? "tensor " + std::to_string(*error.tensor) + ": " + error.message
+                   : error.message;
+  return Reject{error.error_class(), std::move(message), std::string(error.rule_id()),
+                error.offset};
+}
+
+// ---- Tensor descriptions ----
+
+Json tensor_to_json(const TensorDescription& tensor) {
+  Json json;
+  json["name"] = tensor.name;
+  json["dtype"] = tensor.dtype;
+  json["shape"] = Json::array();
+  for (const std::uint64_t dimension : tensor.shape) json["shape"].push_back(dimension);
+  json["layout"] = tensor.layout.empty() ? Json(nullptr) : Json(tensor.layout);
+  json["block_size"] = tensor.block_size;
+  json["payload"] = to_hex(tensor.payload);
+  return json;
+}
+
+Expected<TensorDescription> tensor_from_json(const Json& json, std::string_view where) {
+  if (!json.is_object())
+    return fail<TensorDescription>(std::string(where) + ": must be an object, got " +
+                                   describe(json));
+  FieldReader reader(json, std::string(where));
+  TensorDescription tensor;
+  if (auto name = reader.string("name")) tensor.name = std::move(*name);
+  if (auto dtype = reader.unsigned_integer("dtype", kMaxU16))
+    tensor.dtype = static_cast<std::uint16_t>(*dtype);
+  if (const Json* shape = reader.required("shape")) {
+    if (!shape->is_array()) {
+      reader.fail(reader.path("shape") + ": must be an array of integers, got " +
+                  describe(*shape));
+    } else {
+      tensor.shape.reserve(shape->size());
+      for (std::size_t axis = 0; axis < shape->size(); ++axis) {
+        const Json& dimension = (*shape)[axis];
+        if (auto problem = unsigned_error(dimension, indexed(reader.path("shape"), axis), kMaxU64)) {
+          reader.fail(std::move(*problem));
+          break;
+        }
+        tensor.shape.push_back(dimension.get<std::uint64_t>());
+      }
+    }
+  }
+  if (const Json* layout = reader.required("layout")) {
+    if (layout->is_string())
+      tensor.layout = layout->get<std::string>();
+    else if (!layout->is_null())
+      reader.fail(reader.path("layout") + ": must be a string or null, got " + describe(*layout));
+  }
+  if (auto block_size = reader.unsigned_integer("block_size", kMaxU32))
+    tensor.block_size = static_cast<std::uint32_t>(*block_size);
+  if (auto payload = reader.hex("payload")) tensor.payload = std::move(*payload);
+  if (reader.failed()) return fail<TensorDescription>(reader.error());
+  return tensor;
+}
+
+Json tensors_to_json(const BlockDescription& description) {
+  Json json = Json::array();
+  for (const auto& tensor : description.tensors) json.push_back(tensor_to_json(tensor));
+  return json;
+}
+
+Expected<BlockDescription> tensors_from_json(const Json& json, std::string_view where) {
+  if (!json.is_array())
+    return fail<BlockDescription>(std::string(where) + ": must be an array of tensors, got " +
+                                  describe(json));
+  BlockDescription description;
+  description.tensors.reserve(json.size());
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    auto tensor = tensor_from_json(json[i], indexed(where, i));
+    if (!tensor) return fail<BlockDescription>(tensor.error());
+    description.tensors.push_back(std::move(tensor).value());
+  }
+  return description;
+}
+
+// ---- Requests ----
+
+Json request_to_json(const Request& request) {
+  Json json;
+  json["op"] = to_string(op_of(request));
+  std::visit(
+      [&](const auto& message) {
+        using T = std::decay_t<decltype(message)>;
+        if constexpr (std::is_same_v<T, HelloRequest>) {
+          json["protocol"] = message.protocol;
+        } else {
+          if (!message.case_id.empty()) json["case"] = message.case_id;
+          json["profile"] = message.profile;
+          if constexpr (std::is_same_v<T, DecodeRequest>)
+            json["block"] = to_hex(message.block);
+          else
+            json["tensors"] = tensors_to_json(message.description);
+        }
+      },
+      request);
+  return json;
+}
+
+Expected<Request> request_from_json(const Json& json) {
+  if (!json.is_object())
+    return fail<Request>(std::string("a request must be a JSON object, got ") +
+                         std::string(kind_of(json)));
+  FieldReader reader(json, "");
+  const auto op_text = reader.string("op");
+  if (!op_text) return fail<Request>(reader.error());
+  const auto op = op_from_string(*op_text);
+  if (!op)
+    return fail<Request>("op: unknown op \"" + *op_text +
+                         "\"; protocol 1 has hello, decode and encode");
+  if (*op == Op::kHello) {
+    const auto version = reader.unsigned_integer("protocol", kMaxU64);
+    if (!version) return fail<Request>(reader.error());
+    return Request{HelloRequest{*version}};
+  }
+  std::string case_id = reader.string("case", false).value_or("");
+  std::string profile = reader.string("profile", false).value_or(std::string(kProfileKilnV2));
+  if (reader.failed()) return fail<Request>(reader.error());
+  if (*op == Op::kDecode) {
+    auto block = reader.hex("block");
+    if (!block) return fail<Request>(reader.error());
+    return Request{DecodeRequest{std::move(case_id), std::move(profile), std::move(*block)}};
+  }
+  const Json* tensors = reader.required("tensors");
+  if (!tensors) return fail<Request>(reader.error());
+  auto description = tensors_from_json(*tensors, "tensors");
+  if (!description) return fail<Request>(description.error());
+  return Request{
+      EncodeRequest{std::move(case_id), std::move(profile), std::move(description).value()}};
+}
+
+// ---- Replies ----
+
+Json hello_to_json(const Hello& hello) {
+  Json json;
+  json["name"] = hello.name;
+  json["version"] = hello.version;
+  json["protocol"] = hello.protocol;
+  json["ops"] = hello.ops;
+  json["profiles"] = hello.profiles;
+  return json;
+}
+
+Expected<Hello> hello_from_json(const Json& json) {
+  if (!json.is_object())
+    return fail<Hello>(std::string("the hello reply must be a JSON object, got ") +
+                       std::string(kind_of(json)));
+  FieldReader reader(json, "");
+  if (const Json* result = reader.optional("result"); result && *result == "error") {
+    const Json* message = reader.optional("message");
+    return fail<Hello>("the adapter answered hello with an error: " +
+                       (message && message->is_string() ? message->get<std::string>()
+                                                        : std::string("(no message)")));
+  }
+  Hello hello;
+  if (auto name = reader.string("name")) hello.name = std::move(*name);
+  if (auto version = reader.string("version")) hello.version = std::move(*version);
+  // Older adapters written from the design brief send neither protocol nor
+  // profiles: they speak protocol 1 and kiln-v2.
+  if (auto protocol = reader.unsigned_integer("protocol", kMaxU64, false))
+    hello.protocol = *protocol;
+  if (auto ops = reader.strings("ops")) hello.ops = std::move(*ops);
+  if (auto profiles = reader.strings("profiles", false)) hello.profiles = std::move(*profiles);
+  if (reader.failed()) return fail<Hello>(reader.error());
+  return hello;
+}
+
+Json outcome_to_json(const Outcome& outcome) {
+  Json json;
+  std::visit(
+      [&](const auto& reply) {
+        using T = std::decay_t<decltype(reply)>;
+        if constexpr (std::is_same_v<T, Accept>) {
+          json["result"] = "accept";
+          json["tensors"] = tensors_to_json(reply.description);
+        } else if constexpr (std::is_same_v<T, Reject>) {
+          json["result"] = "reject";
+          json["class"] = to_string(reply.error_class);
+          json["message"] = reply.message;
+          if (reply.rule) json["rule"] = *reply.rule;
+          if (reply.offset) json["offset"] = *reply.offset;
+        } else if constexpr (std::is_same_v<T, EncodedBlock>) {
+          json["result"] = "block";
+          json["block"] = to_hex(reply.bytes);
+        } else {
+          json = error_json(reply.message);
+        }
+      },
+      outcome);
+  return json;
+}
+
+Expected<Outcome> outcome_from_json(const Json& json, Op answered) {
+  if (!json.is_object())
+    return fail<Outcome>(std::string("a reply must be a JSON object, got ") +
+                         std::string(kind_of(json)));
+  FieldReader reader(json, "");
+  const auto result = reader.string("result");
+  if (!result) return fail<Outcome>(reader.error());
+  auto wrong_op = [&] {
+    return fail<Outcome>("result: \"" + *result + "\" does not answer " +
+                         std::string(to_string(answered)));
+  };
+  if (*result == "accept") {
+    if (answered != Op::kDecode) return wrong_op();
+    const Json* tensors = reader.required("tensors");
+    if (!tensors) return fail<Outcome>(reader.error());
+    auto description = tensors_from_json(*tensors, "tensors");
+    if (!description) return fail<Outcome>(description.error());
+    return Outcome{Accept{std::move(description).value()}};
+  }
+  if (*result == "reject") {
+    if (answered == Op::kHello) return wrong_op();
+    Reject reject;
+    if (auto text = reader.string("class")) {
+      if (auto error_class = error_class_from_string(*text))
+        reject.error_class = *error_class;
+      else
+        reader.fail("class: must be \"FRAME\" or \"TYPE\", got \"" + *text + "\"");
+    }
+    // Only the class is compared: the rest is help for a reader of the report.
+    reject.message = reader.string("message", false).value_or("");
+    reject.rule = reader.string("rule", false);
+    reject.offset = reader.unsigned_integer("offset", kMaxU64, false);
+    if (reader.failed()) return fail<Outcome>(reader.error());
+    return Outcome{std::move(reject)};
+  }
+  if (*result == "block") {
+    if (answered != Op::kEncode) return wrong_op();
+    auto block = reader.hex("block");
+    if (!block) return fail<Outcome>(reader.error());
+    return Outcome{EncodedBlock{std::move(*block)}};
+  }
+  if (*result == "error") {
+    std::string message = reader.string("message", false).value_or("");
+    if (reader.failed()) return fail<Outcome>(reader.error());
+    return Outcome{ProtocolError{std::move(message)}};
+  }
+  return fail<Outcome>("result: unknown result \"" + *result +
+                       "\"; expected accept, reject, block or error");
+}
+
+// ---- Lines ----
+
+Expected<Json> parse_line(std::string_view line) {
+  if (auto bad = find_invalid_utf8(line))
+    return fail<Json>("the line is not valid UTF-8 at byte " + std::to_string(*bad));
+  if (line.find_first_not_of(" \t\r") == std::string_view::npos)
+    return fail<Json>("the line is empty; expected one JSON object");
+  try {
+    return Json::parse(line);
+  } catch (const Json::exception& error) {
+    return fail<Json>(std::string("the line is not JSON: ") + error.what());
+  }
+}
+
+Expected<std::string> to_line(const Json& json) {
+  try {
+    return json.dump();
+  } catch (const Json::exception& error) {
+    return fail<std::string>(std::string("cannot write JSON: ") + error.what());
+  }
+}
+
+Expected<Request> parse_request(std::string_view line) {
+  auto json = parse_line(line);
+  if (!json) return fail<Request>(json.error());
+  return request_from_json(json.value());
+}
+
+Expected<Hello> parse_hello_reply(std::string_view line) {
+  auto json = parse_line(line);
+  if (!json) return fail<Hello>(json.error());
+  return hello_from_json(json.value());
+}
+
+Expected<Outcome> parse_reply(std::string_view line, Op answered) {
+  auto json = parse_line(line);
+  if (!json) return fail<Outcome>(json.error());
+  return outcome_from_json(json.value(), answered);
+}
+
+}  // namespace kiln::protocol

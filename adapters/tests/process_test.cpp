@@ -1,0 +1,89 @@
+// The real kiln-reference-adapter program: a transcript on its stdin, its replies
+// on stdout, exit status 0 at end of input; one-shot mode; its flags.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "kiln/protocol.hpp"
+#include "seed_blocks.hpp"
+
+namespace kiln::protocol {
+namespace {
+
+using testing::kU4Hex;
+using testing::kU4TensorJson;
+using testing::lines_of;
+
+struct ProcessResult {
+  std::string out;
+  int exit_code = -1;
+};
+
+// Runs the adapter with input on stdin (from a file, so no pipe can deadlock).
+ProcessResult run_adapter(const std::string& arguments, const std::string& input) {
+  const auto input_path = std::filesystem::temp_directory_path() /
+                          ("kiln-adapter-test-" + std::to_string(::getpid()) + ".jsonl");
+  {
+    std::ofstream file(input_path, std::ios::binary);
+    file << input;
+  }
+  const std::string command = std::string("'") + KILN_REFERENCE_ADAPTER + "' " + arguments +
+                              " < '" + input_path.string() + "' 2>/dev/null";
+  ProcessResult run;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return run;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.out.append(buffer, n);
+  const int status = ::pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::filesystem::remove(input_path);
+  return run;
+}
+
+const std::string kDecodeU4 = R"({"op":"decode","case":"kiln-v2-u4","block":")" + kU4Hex + "\"}";
+const std::string kAcceptU4 = R"({"result":"accept","tensors":[)" + kU4TensorJson + "]}";
+
+TEST(ReferenceAdapterProcess, ServesATranscriptUntilEndOfInput) {
+  const std::string input = R"({"op":"hello","protocol":1})" "\n" + kDecodeU4 +
+                            "\nnot json\n" + R"({"op":"encode","tensors":[)" + kU4TensorJson +
+                            "]}\n";
+  const ProcessResult run = run_adapter("", input);
+  EXPECT_EQ(run.exit_code, 0);
+  const auto replies = lines_of(run.out);
+  ASSERT_EQ(replies.size(), 4u) << run.out;
+  auto hello = parse_hello_reply(replies[0]);
+  ASSERT_TRUE(hello.ok()) << hello.error();
+  EXPECT_EQ(hello.value().name, "kiln-reference");
+  EXPECT_EQ(hello.value().version, KILN_PROJECT_VERSION);
+  EXPECT_EQ(replies[1], kAcceptU4);
+  auto error = parse_reply(replies[2], Op::kDecode);
+  ASSERT_TRUE(error.ok()) << error.error();
+  EXPECT_TRUE(std::holds_alternative<ProtocolError>(error.value()));
+  EXPECT_EQ(replies[3], R"({"result":"block","block":")" + kU4Hex + "\"}");
+}
+
+TEST(ReferenceAdapterProcess, OneShotRequestThenEndOfInput) {
+  const ProcessResult run = run_adapter("", kDecodeU4);  // no newline, then EOF
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.out, kAcceptU4 + "\n");
+}
+
+TEST(ReferenceAdapterProcess, Flags) {
+  const ProcessResult version = run_adapter("--version", "");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out, "kiln-reference " KILN_PROJECT_VERSION " (protocol 1)\n");
+  const ProcessResult help = run_adapter("--help", "");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("usage: kiln-reference-adapter"), std::string::npos);
+  const ProcessResult unknown = run_adapter("--bogus", kDecodeU4);
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.out, "");
+}
+
+}  // namespace
+}  // namespace kiln::protocol
