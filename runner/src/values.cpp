@@ -146,7 +146,8 @@ std::optional<std::uint64_t> element_bits(const DtypeInfo& dtype, std::string_vi
     }
     case Numeric::kSigned: {
       auto value = parse_i64(text);
-      const std::int64_t low = -(std::int64_t{1} << (bits - 1));
+      const std::int64_t low = bits == 64 ? std::numeric_limits<std::int64_t>::min()
+                                          : -(std::int64_t{1} << (bits - 1));
       const std::int64_t high = bits == 64 ? std::numeric_limits<std::int64_t>::max()
                                            : (std::int64_t{1} << (bits - 1)) - 1;
       if (!value || *value < low || *value > high) {

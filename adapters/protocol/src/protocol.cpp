@@ -149,6 +149,10 @@ std::string_view kind_of(const Json& json) {
   return "an object";
 }
 
+std::span<const std::uint8_t> as_bytes(const std::string& text) {
+  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
+}
+
 Json error_json(std::string_view message) {
   Json json;
   json["result"] = "error";
@@ -196,11 +200,17 @@ Reject reject_from(const Error& error) {
 
 Json tensor_to_json(const TensorDescription& tensor) {
   Json json;
-  json["name"] = tensor.name;
+  // JSON strings carry only UTF-8: bytes that are not (an encoder must refuse
+  // them) travel as hex, so every description the cases hold can be sent.
+  if (is_valid_utf8(tensor.name)) json["name"] = tensor.name;
+  else json["name_hex"] = to_hex(as_bytes(tensor.name));
   json["dtype"] = tensor.dtype;
   json["shape"] = Json::array();
   for (const std::uint64_t dimension : tensor.shape) json["shape"].push_back(dimension);
-  json["layout"] = tensor.layout.empty() ? Json(nullptr) : Json(tensor.layout);
+  if (is_valid_utf8(tensor.layout))
+    json["layout"] = tensor.layout.empty() ? Json(nullptr) : Json(tensor.layout);
+  else
+    json["layout_hex"] = to_hex(as_bytes(tensor.layout));
   json["block_size"] = tensor.block_size;
   json["payload"] = to_hex(tensor.payload);
   return json;
@@ -212,7 +222,11 @@ Expected<TensorDescription> tensor_from_json(const Json& json, std::string_view 
                                    describe(json));
   FieldReader reader(json, std::string(where));
   TensorDescription tensor;
-  if (auto name = reader.string("name")) tensor.name = std::move(*name);
+  if (reader.optional("name_hex") && !reader.optional("name")) {
+    if (auto bytes = reader.hex("name_hex")) tensor.name.assign(bytes->begin(), bytes->end());
+  } else if (auto name = reader.string("name")) {
+    tensor.name = std::move(*name);
+  }
   if (auto dtype = reader.unsigned_integer("dtype", kMaxU16))
     tensor.dtype = static_cast<std::uint16_t>(*dtype);
   if (const Json* shape = reader.required("shape")) {
@@ -231,7 +245,9 @@ Expected<TensorDescription> tensor_from_json(const Json& json, std::string_view 
       }
     }
   }
-  if (const Json* layout = reader.required("layout")) {
+  if (reader.optional("layout_hex") && !reader.optional("layout")) {
+    if (auto bytes = reader.hex("layout_hex")) tensor.layout.assign(bytes->begin(), bytes->end());
+  } else if (const Json* layout = reader.required("layout")) {
     if (layout->is_string())
       tensor.layout = layout->get<std::string>();
     else if (!layout->is_null())
