@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""kiln-python as a conformance adapter: adapters/PROTOCOL.md, protocol version 1.
+
+Reads one JSON request per line on stdin, writes one JSON reply per line on
+stdout (flushed each time), and exits with status 0 at end of input:
+
+    printf '{"op":"hello","protocol":1}\\n' | python3 kiln_adapter.py
+
+A request it cannot understand gets an error reply naming the member at fault,
+and the loop goes on. Decoding and encoding are kiln.py's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import kiln
+
+PROTOCOL_VERSION = 1
+PROFILE = "kiln-v2"
+HELLO = {"name": "kiln-python", "version": kiln.__version__, "protocol": PROTOCOL_VERSION,
+         "ops": ["decode", "encode"], "profiles": [PROFILE]}
+
+_HEX = re.compile(r"(?:[0-9a-fA-F]{2})*")
+_NOT_HEX_DIGIT = re.compile(r"[^0-9a-fA-F]")
+
+
+class BadRequest(Exception):
+    """A request that cannot be answered; its message becomes an error reply."""
+
+
+# ---- Reading request members (PROTOCOL.md, "Values") ----
+
+def _member(obj: dict, key: str, where: str):
+    if key not in obj:
+        raise BadRequest(f"{where}{key}: required member is missing")
+    return obj[key]
+
+
+def read_int(obj: dict, key: str, maximum: int, where: str = "") -> int:
+    return _check_int(_member(obj, key, where), maximum, where + key)
+
+
+def _check_int(value, maximum: int, what: str) -> int:
+    # bool is an int subclass in Python, and json gives floats for 3.0 or 1e3:
+    # neither is an integer on the wire.
+    if type(value) is not int:
+        raise BadRequest(f"{what}: expected an integer 0..{maximum}, got {json.dumps(value)}")
+    if not 0 <= value <= maximum:
+        raise BadRequest(f"{what}: {value} is outside 0..{maximum}")
+    return value
+
+
+def read_string(obj: dict, key: str, where: str = "") -> str:
+    value = _member(obj, key, where)
+    if not isinstance(value, str):
+        raise BadRequest(f"{where}{key}: expected a string, got {json.dumps(value)}")
+    return value
+
+
+def read_hex(obj: dict, key: str, where: str = "") -> bytes:
+    text = read_string(obj, key, where)
+    if not _HEX.fullmatch(text):
+        bad = _NOT_HEX_DIGIT.search(text)
+        if bad:
+            raise BadRequest(f"{where}{key}: not hex: {bad.group()!r} is not a hex digit "
+                             f"at character {bad.start()}")
+        raise BadRequest(f"{where}{key}: not hex: odd number of digits ({len(text)})")
+    return bytes.fromhex(text)
+
+
+def read_tensor(obj, where: str) -> kiln.Tensor:
+    if not isinstance(obj, dict):
+        raise BadRequest(f"{where}: expected a tensor description object")
+    where += "."
+    shape = _member(obj, "shape", where)
+    if not isinstance(shape, list):
+        raise BadRequest(f"{where}shape: expected an array of integers")
+    dims = tuple(_check_int(d, kiln.U64_MAX, f"{where}shape[{i}]") for i, d in enumerate(shape))
+    layout = _member(obj, "layout", where)
+    if layout is not None and not isinstance(layout, str):
+        raise BadRequest(f"{where}layout: expected a string or null, got {json.dumps(layout)}")
+    return kiln.Tensor(name=read_string(obj, "name", where),
+                       dtype=read_int(obj, "dtype", kiln.U16_MAX, where),
+                       shape=dims,
+                       payload=read_hex(obj, "payload", where),
+                       layout=layout or None,
+                       block_size=read_int(obj, "block_size", kiln.U32_MAX, where))
+
+
+def tensor_json(tensor: kiln.Tensor) -> dict:
+    return {"name": tensor.name, "dtype": tensor.dtype, "shape": list(tensor.shape),
+            "layout": tensor.layout or None, "block_size": tensor.block_size,
+            "payload": tensor.payload.hex()}
+
+
+def reject(error: kiln.KilnError) -> dict:
+    return {"result": "reject", "class": error.error_class, "message": error.message,
+            "rule": error.rule, "offset": error.offset}
+
+
+# ---- Answering ----
+
+def _check_profile(request: dict) -> None:
+    profile = request.get("profile", PROFILE)
+    if profile != PROFILE:
+        raise BadRequest(f"profile: {json.dumps(profile)} is not offered; this adapter offers \"{PROFILE}\"")
+    case = request.get("case", "")
+    if not isinstance(case, str):
+        raise BadRequest(f"case: expected a string, got {json.dumps(case)}")
+
+
+def answer(request) -> dict:
+    if not isinstance(request, dict):
+        raise BadRequest("the line is not a JSON object")
+    op = _member(request, "op", "")
+    if op == "hello":
+        version = _member(request, "protocol", "")
+        if type(version) is not int or version != PROTOCOL_VERSION:
+            raise BadRequest(f"protocol: this adapter speaks protocol {PROTOCOL_VERSION}, "
+                             f"not {json.dumps(version)}")
+        return dict(HELLO)
+    if op == "decode":
+        _check_profile(request)
+        block = read_hex(request, "block")
+        try:
+            tensors = kiln.decode(block)
+        except kiln.KilnError as error:
+            return reject(error)
+        return {"result": "accept", "tensors": [tensor_json(t) for t in tensors]}
+    if op == "encode":
+        _check_profile(request)
+        descriptions = _member(request, "tensors", "")
+        if not isinstance(descriptions, list):
+            raise BadRequest("tensors: expected an array of tensor descriptions")
+        tensors = [read_tensor(d, f"tensors[{i}]") for i, d in enumerate(descriptions)]
+        try:
+            block = kiln.encode(tensors)
+        except kiln.KilnError as error:
+            return reject(error)
+        return {"result": "block", "block": block.hex()}
+    raise BadRequest(f"op: unknown op {json.dumps(op)}; protocol 1 has hello, decode and encode")
+
+
+def answer_line(line: bytes) -> dict:
+    """The reply to one raw request line; never raises."""
+    try:
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise BadRequest(f"the line is not valid UTF-8 at byte {error.start}") from None
+        try:
+            request = json.loads(text)
+        except ValueError as error:  # JSONDecodeError, or an integer too long to convert
+            raise BadRequest(f"the line is not JSON: {error}") from None
+        return answer(request)
+    except BadRequest as error:
+        return {"result": "error", "message": str(error)}
+    except Exception as error:  # a bug or out of memory: say so and keep serving
+        return {"result": "error", "message": f"internal failure: {type(error).__name__}: {error}"}
+
+
+def serve(stdin, stdout) -> None:
+    """The protocol loop over binary streams: one reply line per request line."""
+    for line in stdin:
+        reply = answer_line(line)
+        # ensure_ascii keeps the line plain ASCII; U+0000 in a name becomes \u0000.
+        stdout.write(json.dumps(reply, separators=(",", ":")).encode("ascii") + b"\n")
+        stdout.flush()
+
+
+if __name__ == "__main__":
+    serve(sys.stdin.buffer, sys.stdout.buffer)
+    sys.exit(0)
