@@ -6,7 +6,10 @@ SANITIZE_BUILD ?= build-sanitize
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-sanitize test-long clean
+TARGET ?= fuzz_decode
+SECONDS ?= 600
+
+.PHONY: all deps build run test test-sanitize test-long fuzz fuzz-ci clean
 
 all: build
 
@@ -28,11 +31,20 @@ test-sanitize: deps
 	@cmake -S . -B $(SANITIZE_BUILD) -DKILN_SANITIZE=ON -DKILN_BUILD_BENCH=OFF \
 	  -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(SANITIZE_BUILD) -j$(JOBS)
-	@ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j$(JOBS) -LE long
+	@ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j$(JOBS) -LE long \
+	  -E fuzz_oss_fuzz_build
 
 # Long-running checks (RapidCheck with many more cases): not part of `make test`.
 test-long: build
 	@ctest --test-dir $(BUILD) --output-on-failure -L long
 
+# libFuzzer with ASan+UBSan (clang-14): one target for SECONDS, JOBS workers.
+fuzz: deps
+	@fuzz/run-fuzzers --target $(TARGET) --seconds $(SECONDS) --jobs $(JOBS)
+
+# Each target briefly, with OSS-Fuzz's limits; fails on any crash (CI runs this).
+fuzz-ci: deps
+	@fuzz/run-fuzzers --ci
+
 clean:
-	rm -rf $(BUILD) $(SANITIZE_BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD) build-fuzz
