@@ -79,15 +79,30 @@ def read_tensor(obj, where: str) -> kiln.Tensor:
     if not isinstance(shape, list):
         raise BadRequest(f"{where}shape: expected an array of integers")
     dims = tuple(_check_int(d, kiln.U64_MAX, f"{where}shape[{i}]") for i, d in enumerate(shape))
-    layout = _member(obj, "layout", where)
-    if layout is not None and not isinstance(layout, str):
-        raise BadRequest(f"{where}layout: expected a string or null, got {json.dumps(layout)}")
-    return kiln.Tensor(name=read_string(obj, "name", where),
+    return kiln.Tensor(name=_read_name(obj, where),
                        dtype=read_int(obj, "dtype", kiln.U16_MAX, where),
                        shape=dims,
                        payload=read_hex(obj, "payload", where),
-                       layout=layout or None,
+                       layout=_read_layout(obj, where),
                        block_size=read_int(obj, "block_size", kiln.U32_MAX, where))
+
+
+# A name or layout name that is not valid UTF-8 cannot be a JSON string: it comes
+# as name_hex or layout_hex instead, raw bytes that kiln.encode takes and refuses.
+
+def _read_name(obj: dict, where: str):
+    if "name_hex" in obj and "name" not in obj:
+        return read_hex(obj, "name_hex", where)
+    return read_string(obj, "name", where)
+
+
+def _read_layout(obj: dict, where: str):
+    if "layout_hex" in obj and "layout" not in obj:
+        return read_hex(obj, "layout_hex", where) or None
+    layout = _member(obj, "layout", where)
+    if layout is not None and not isinstance(layout, str):
+        raise BadRequest(f"{where}layout: expected a string or null, got {json.dumps(layout)}")
+    return layout or None
 
 
 def tensor_json(tensor: kiln.Tensor) -> dict:
@@ -146,6 +161,7 @@ def answer(request) -> dict:
 
 def answer_line(line: bytes) -> dict:
     """The reply to one raw request line; never raises."""
+    request = None
     try:
         try:
             text = line.decode("utf-8")
@@ -155,11 +171,16 @@ def answer_line(line: bytes) -> dict:
             request = json.loads(text)
         except ValueError as error:  # JSONDecodeError, or an integer too long to convert
             raise BadRequest(f"the line is not JSON: {error}") from None
-        return answer(request)
+        reply = answer(request)
     except BadRequest as error:
-        return {"result": "error", "message": str(error)}
+        reply = {"result": "error", "message": str(error)}
     except Exception as error:  # a bug or out of memory: say so and keep serving
-        return {"result": "error", "message": f"internal failure: {type(error).__name__}: {error}"}
+        reply = {"result": "error", "message": f"internal failure: {type(error).__name__}: {error}"}
+    # PROTOCOL.md lets a reply echo the request's case; the runner then checks
+    # that replies and requests are in step.
+    if "result" in reply and isinstance(request, dict) and isinstance(request.get("case"), str):
+        reply["case"] = request["case"]
+    return reply
 
 
 def serve(stdin, stdout) -> None:

@@ -238,7 +238,7 @@ class Adapter(unittest.TestCase):
             {"op": "decode", "case": "kiln-v2-u4", "block": U4_BLOCK.hex()},
             {"op": "encode", "tensors": [described]},
             {"op": "decode", "block": patched(U4_BLOCK, 129, b"\x13").hex().upper()})
-        self.assertEqual(accept, {"result": "accept", "tensors": [described]})
+        self.assertEqual(accept, {"result": "accept", "case": "kiln-v2-u4", "tensors": [described]})
         self.assertEqual(block, {"result": "block", "block": U4_BLOCK.hex()})
         self.assertEqual((reject["result"], reject["class"], reject["rule"], reject["offset"]),
                          ("reject", "TYPE", "TYPE-HIGH-NIBBLE", 129))
@@ -250,6 +250,20 @@ class Adapter(unittest.TestCase):
         [decoded] = self.exchange({"op": "decode", "block": encoded["block"]})
         self.assertEqual(decoded["tensors"], [huge])
         self.assertIs(type(decoded["tensors"][0]["shape"][0]), int)
+
+    def test_names_that_are_not_utf8_come_as_hex_and_are_refused(self):
+        base = {"dtype": 4096, "shape": [1], "block_size": 1, "payload": "01"}
+        bad_name, bad_layout = self.exchange(
+            {"op": "encode", "tensors": [dict(base, name_hex="eda080", layout="q")]},
+            {"op": "encode", "tensors": [dict(base, name="x", layout_hex="c1bf")]})
+        self.assertEqual((bad_name["class"], bad_name["rule"]), ("FRAME", "FRAME-NAME-UTF8"))
+        self.assertEqual((bad_layout["class"], bad_layout["rule"]), ("TYPE", "TYPE-OPAQUE-LAYOUT-UTF8"))
+
+    def test_replies_echo_the_case(self):
+        accept, error = self.exchange({"op": "decode", "case": "kiln-v2-u4", "block": U4_BLOCK.hex()},
+                                      {"op": "decode", "case": "bad-hex", "block": "zz"})
+        self.assertEqual((accept["result"], accept["case"]), ("accept", "kiln-v2-u4"))
+        self.assertEqual((error["result"], error["case"]), ("error", "bad-hex"))
 
     def test_bad_requests_get_error_replies_and_serving_goes_on(self):
         good = {"name": "x", "dtype": 9, "shape": [1], "layout": None, "block_size": 0, "payload": "01"}
