@@ -1,0 +1,538 @@
+// The golden cases' tools (issue 3 item 4): strict loading with file:line:column
+// errors, regen that writes nothing on any error and only ops/block otherwise,
+// check, coverage, export, and typed values packed exactly to the bit.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+#include "kiln/conformance/case_loader.hpp"
+#include "kiln/conformance/case_tools.hpp"
+#include "kiln/hex.hpp"
+#include "kiln/rules.hpp"
+#include "test_support.hpp"
+
+namespace kiln::conformance {
+namespace {
+
+using testing::ScratchDir;
+using testing::read_text;
+using testing::snapshot;
+using testing::write_text;
+
+std::vector<std::uint8_t> bytes_of_hex(std::string_view hex) {
+  auto bytes = from_hex(hex);
+  EXPECT_TRUE(bytes.has_value()) << hex;
+  return bytes.value_or(std::vector<std::uint8_t>{});
+}
+
+// The lines of a valid case, numbered as in the file, for tests that break one.
+std::vector<std::string> valid_lines() {
+  return {
+      "id: kiln-v2-broken",                      // 1
+      "summary: a case file with one mistake",   // 2
+      "rules: [TYPE-BYTE-LENGTH]",               // 3
+      "source: suite",                           // 4
+      "level: required",                         // 5
+      "tensors:",                                // 6
+      "  - name: \"x\"",                         // 7
+      "    dtype: u8",                           // 8
+      "    shape: [2]",                          // 9
+      "    payload: \"0102\"",                   // 10
+      "expect:",                                 // 11
+      "  result: accept",                        // 12
+  };
+}
+
+std::string join(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const auto& line : lines) text += line + "\n";
+  return text;
+}
+
+struct BrokenFile {
+  std::string what;
+  std::string text;
+  int line;
+  int column;
+  std::string message;  // a fragment of what is wrong
+};
+
+std::vector<std::string> with_line(int number, const std::string& replacement) {
+  auto lines = valid_lines();
+  lines.at(static_cast<std::size_t>(number - 1)) = replacement;
+  return lines;
+}
+
+std::vector<std::string> rejecting(const std::string& error_class, const std::string& rule,
+                                   std::vector<std::string> lines = valid_lines()) {
+  lines.resize(11);
+  lines.push_back("  result: reject");
+  lines.push_back("  class: " + error_class);
+  lines.push_back("  rule: " + rule);
+  return lines;
+}
+
+std::vector<BrokenFile> broken_files() {
+  std::vector<BrokenFile> files;
+  files.push_back({"bad_yaml_syntax", join(with_line(3, "rules: [TYPE-BYTE-LENGTH")), 0, 0,
+                   ""});  // position filled in by the test from yaml-cpp's own report
+  {
+    auto lines = valid_lines();
+    lines.insert(lines.begin() + 5, "colour: red");
+    files.push_back({"unknown_top_level_key", join(lines), 6, 1,
+                     "unknown key 'colour' in the case"});
+  }
+  files.push_back({"unknown_tensor_key", join(with_line(9, "    shapes: [2]")), 9, 5,
+                   "unknown key 'shapes' in tensor 0"});
+  files.push_back({"bad_hex_in_payload", join(with_line(10, "    payload: \"01zz\"")), 10, 14,
+                   "payload: 'z' is not a hex digit at character 2"});
+  files.push_back({"odd_hex_digits", join(with_line(10, "    payload: \"010\"")), 10, 14,
+                   "payload: odd number of hex digits at character 2"});
+  files.push_back({"unknown_rule_id", join(with_line(3, "rules: [TYPE-BYTE-LENGTH, TYPE-NO-SUCH]")),
+                   3, 27, "'TYPE-NO-SUCH' is not a rule ID"});
+  files.push_back({"rule_of_the_wrong_class",
+                   join(rejecting("TYPE", "FRAME-MAGIC", with_line(3, "rules: [FRAME-MAGIC]"))), 14,
+                   9, "rule FRAME-MAGIC is not of class TYPE"});
+  files.push_back({"u8_value_out_of_range", join(with_line(10, "    values: [1, 256]")), 10, 17,
+                   "256 is not an unsigned 8-bit integer for u8"});
+  {
+    auto lines = with_line(8, "    dtype: i4");
+    lines[9] = "    values: [-8, -9]";
+    files.push_back({"i4_value_out_of_range", join(lines), 10, 18,
+                     "-9 is not a signed 4-bit integer for i4"});
+  }
+  {
+    auto lines = with_line(8, "    dtype: f32");
+    lines[8] = "    shape: [1]";
+    lines[9] = "    values: [0.1]";
+    files.push_back({"f32_value_not_exact", join(lines), 10, 14,
+                     "0.1 is not exactly representable as f32"});
+  }
+  {
+    auto lines = rejecting("FRAME", "FRAME-PAD-HEAP", with_line(3, "rules: [FRAME-PAD-HEAP]"));
+    lines.insert(lines.begin() + 10, {"faults:", "  - {overwrite: \"nowhere+1\", bytes: \"01\"}"});
+    files.push_back({"unknown_fault_anchor", join(lines), 12, 17, "unknown anchor 'nowhere'"});
+  }
+  {
+    // 20 digits: more than any integer type holds, so parsing it must not throw.
+    auto lines = rejecting("FRAME", "FRAME-TRUNCATED", with_line(3, "rules: [FRAME-TRUNCATED]"));
+    lines.insert(lines.begin() + 10,
+                 {"faults:", "  - {truncate: \"tensor[99999999999999999999].data\"}"});
+    files.push_back({"anchor_with_a_huge_tensor_index", join(lines), 12, 16,
+                     "anchor 'tensor[99999999999999999999].data' names a tensor the description "
+                     "does not have"});
+  }
+  {
+    auto lines = rejecting("FRAME", "FRAME-LE-FLAG", with_line(3, "rules: [FRAME-LE-FLAG]"));
+    lines.insert(lines.begin() + 10, {"faults:", "  - {set: \"tensor[1].dtype\", value: 0}"});
+    files.push_back({"set_names_a_missing_tensor", join(lines), 12, 11,
+                     "tensor[1] does not exist"});
+  }
+  return files;
+}
+
+// gtest prints a parameter by its name instead of its bytes.
+void PrintTo(const BrokenFile& file, std::ostream* out) { *out << file.what; }
+
+class BrokenCaseFile : public ::testing::TestWithParam<BrokenFile> {};
+
+// A good case without ops and block sits beside the broken one: regen would
+// write it if it wrote anything at all.
+TEST_P(BrokenCaseFile, IsReportedAtFileLineColumnAndRegenWritesNothing) {
+  const BrokenFile& broken = GetParam();
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  write_text(root / "seed" / "kiln-v2-u4.yaml", testing::seed_case_texts().at("kiln-v2-u4"));
+  write_text(root / "topic" / "kiln-v2-broken.yaml", broken.text);
+  const auto before = snapshot(root);
+
+  int line = broken.line;
+  int column = broken.column;
+  std::string message = broken.message;
+  if (line == 0) {  // a syntax error: the position is wherever yaml-cpp reports it
+    auto loaded = load_case_file(root / "topic" / "kiln-v2-broken.yaml", "x");
+    ASSERT_TRUE(std::holds_alternative<CaseError>(loaded));
+    const CaseError& error = std::get<CaseError>(loaded);
+    // The [ opened on line 3 is found unclosed where the next key starts.
+    EXPECT_GE(error.where.line, 3) << error.describe();
+    EXPECT_LE(error.where.line, 4) << error.describe();
+    line = error.where.line;
+    column = error.where.column;
+    message = error.message;
+    ASSERT_FALSE(message.empty());
+  }
+
+  std::ostringstream out, err;
+  EXPECT_EQ(cases_regen(root, out, err), kExitUsage);
+  const std::string where = "cases/topic/kiln-v2-broken.yaml:" + std::to_string(line) + ":" +
+                            std::to_string(column) + ": ";
+  EXPECT_NE(err.str().find(where + message), std::string::npos)
+      << "wanted " << where << "..." << message << "\ngot:\n" << err.str();
+  EXPECT_NE(err.str().find("nothing written"), std::string::npos) << err.str();
+  EXPECT_EQ(snapshot(root), before);
+
+  std::ostringstream check_out, check_err;
+  EXPECT_EQ(cases_check(root, check_out, check_err), kExitUsage);
+  EXPECT_NE(check_err.str().find(where), std::string::npos) << check_err.str();
+}
+
+INSTANTIATE_TEST_SUITE_P(CaseFiles, BrokenCaseFile, ::testing::ValuesIn(broken_files()),
+                         [](const auto& info) { return info.param.what; });
+
+TEST(CaseSet, DuplicateIdInTwoFilesIsAnErrorAndRegenWritesNothing) {
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  const std::string text = testing::seed_case_texts().at("kiln-v2-u4");
+  write_text(root / "a" / "kiln-v2-u4.yaml", text);
+  write_text(root / "b" / "kiln-v2-u4.yaml", text);
+  const auto before = snapshot(root);
+
+  const CaseSet set = load_case_set(root);
+  ASSERT_EQ(set.errors.size(), 1u);
+  EXPECT_EQ(set.errors[0].describe(),
+            "cases/b/kiln-v2-u4.yaml:1:1: duplicate id 'kiln-v2-u4', first in cases/a/kiln-v2-u4.yaml");
+
+  std::ostringstream out, err;
+  EXPECT_EQ(cases_regen(root, out, err), kExitUsage);
+  EXPECT_EQ(snapshot(root), before);
+}
+
+TEST(CaseSet, IdDifferingFromTheFileNameIsAnErrorAndRegenWritesNothing) {
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  write_text(root / "kiln-v2-u4.yaml", testing::seed_case_texts().at("kiln-v2-u4"));
+  write_text(root / "kiln-v2-other-name.yaml", testing::seed_case_texts().at("kiln-v2-f32"));
+  const auto before = snapshot(root);
+
+  std::ostringstream out, err;
+  EXPECT_EQ(cases_regen(root, out, err), kExitUsage);
+  EXPECT_NE(err.str().find("cases/kiln-v2-other-name.yaml:1:1: id 'kiln-v2-f32' differs from the "
+                           "file name"),
+            std::string::npos)
+      << err.str();
+  EXPECT_EQ(snapshot(root), before);
+}
+
+TEST(CaseSet, AMissingDirectoryIsAUsageError) {
+  ScratchDir scratch;
+  std::ostringstream out, err;
+  EXPECT_EQ(cases_check(scratch / "no-such-dir", out, err), kExitUsage);
+  EXPECT_EQ(cases_regen(scratch / "no-such-dir", out, err), kExitUsage);
+  EXPECT_FALSE(std::filesystem::exists(scratch / "no-such-dir"));
+}
+
+// ---- regen ----
+
+// The brief's block in the case-file form: "block: |" and 32 bytes a line.
+std::string u4_block_key() {
+  const std::string hex = testing::kU4BlockHex;
+  std::string text = "block: |\n";
+  for (std::size_t at = 0; at < hex.size(); at += 64) text += "  " + hex.substr(at, 64) + "\n";
+  return text;
+}
+
+const char* const kCommentedU4 =
+    "# The brief's worked example.\n"
+    "id: kiln-v2-u4\n"
+    "summary: u4 [3] holds 1, 2, 3 as 21 03\n"
+    "rules: [TYPE-BYTE-LENGTH, TYPE-HIGH-NIBBLE]\n"
+    "source: seed 000 kiln-v2-u4\n"
+    "level: required\n"
+    "tensors:   # one tensor\n"
+    "  - name: \"x\"\n"
+    "    dtype: u4\n"
+    "    shape: [3]\n"
+    "    values: [1, 2, 3]  # low nibble first\n"
+    "ops: [decode]\n"
+    "expect:\n"
+    "  result: accept\n"
+    "# a comment at the end stays at the end\n";
+
+TEST(CasesRegen, RewritesOnlyOpsAndBlockKeepingCommentsAndKeyOrder) {
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  write_text(root / "seed" / "kiln-v2-u4.yaml", kCommentedU4);
+
+  std::ostringstream out, err;
+  ASSERT_EQ(cases_regen(root, out, err), kExitOk) << err.str();
+  std::string expected = kCommentedU4;
+  expected.replace(expected.find("ops: [decode]\n"), 14, "ops: [decode, encode]\n");
+  expected += u4_block_key();
+  EXPECT_EQ(read_text(root / "seed" / "kiln-v2-u4.yaml"), expected);
+  EXPECT_NE(out.str().find("1 file(s) rewritten"), std::string::npos) << out.str();
+}
+
+TEST(CasesRegen, ReplacesAStaleBlockWhereItStands) {
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  const std::string head =
+      "id: kiln-v2-u4\n"
+      "summary: u4 [3] holds 1, 2, 3 as 21 03\n"
+      "rules: [TYPE-BYTE-LENGTH]\n"
+      "source: suite\n"
+      "level: required\n"
+      "tensors:\n"
+      "  - {name: x, dtype: u4, shape: [3], values: [1, 2, 3]}\n";
+  const std::string tail =
+      "ops: [decode, encode]\n"
+      "expect:\n"
+      "  result: accept\n";
+  write_text(root / "kiln-v2-u4.yaml", head + "block: |\n  00ff\n\n  ee\n" + tail);
+
+  std::ostringstream out, err;
+  ASSERT_EQ(cases_regen(root, out, err), kExitOk) << err.str();
+  EXPECT_EQ(read_text(root / "kiln-v2-u4.yaml"), head + u4_block_key() + tail);
+}
+
+TEST(CasesRegen, IsIdempotent) {
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(root));
+  const auto after_first = snapshot(root);
+
+  std::ostringstream out, err;
+  ASSERT_EQ(cases_regen(root, out, err), kExitOk) << err.str();
+  EXPECT_NE(out.str().find("regen: 6 cases, 0 file(s) rewritten"), std::string::npos) << out.str();
+  EXPECT_EQ(snapshot(root), after_first);
+}
+
+TEST(CasesRegen, LeavesNoBlockForAnEncoderOnlyCase) {
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  write_text(root / "kiln-v2-rank-65536.yaml",
+             "id: kiln-v2-rank-65536\n"
+             "summary: rank 65536 does not fit the rank field\n"
+             "rules: [FRAME-FIELD-RANGE]\n"
+             "source: suite\n"
+             "level: required\n"
+             "tensors:\n"
+             "  - {name: x, dtype: u8, shape: {rank: 65536, fill: 1}, payload: \"00\"}\n"
+             "expect: {result: reject, class: FRAME, rule: FRAME-FIELD-RANGE}\n");
+  std::ostringstream out, err;
+  ASSERT_EQ(cases_regen(root, out, err), kExitOk) << err.str();
+  const std::string text = read_text(root / "kiln-v2-rank-65536.yaml");
+  EXPECT_NE(text.find("\nops: [encode]\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("block:"), std::string::npos) << text;
+  std::ostringstream check_out, check_err;
+  EXPECT_EQ(cases_check(root, check_out, check_err), kExitOk) << check_err.str();
+}
+
+// ---- check ----
+
+class CasesCheck : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(root_)); }
+  std::filesystem::path file(const std::string& id) const {
+    const bool type_case = testing::seed_case_texts().at(id).find("class: TYPE") != std::string::npos;
+    return root_ / (type_case ? "type" : "other") / (id + ".yaml");
+  }
+  int check(std::string& err_text) {
+    std::ostringstream out, err;
+    const int code = cases_check(root_, out, err);
+    err_text = err.str();
+    return code;
+  }
+  ScratchDir scratch_;
+  std::filesystem::path root_ = scratch_ / "cases";
+};
+
+TEST_F(CasesCheck, PassesOnRegeneratedCases) {
+  std::string err;
+  EXPECT_EQ(check(err), kExitOk) << err;
+  EXPECT_EQ(err, "");
+}
+
+TEST_F(CasesCheck, NamesTheCaseAndTheFirstDifferingByteOfAStoredBlock) {
+  std::string text = read_text(file("kiln-v2-u4"));
+  // Byte 129 is the last payload byte, 03: the fifth block line's second byte.
+  const std::string last_line = "  2103\n";
+  const auto at = text.find(last_line);
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, last_line.size(), "  2104\n");
+  write_text(file("kiln-v2-u4"), text);
+
+  std::string err;
+  EXPECT_EQ(check(err), kExitFailures);
+  EXPECT_NE(err.find("other/kiln-v2-u4.yaml: kiln-v2-u4: stored block differs from the "
+                     "regenerated one at byte 129"),
+            std::string::npos)
+      << err;
+}
+
+TEST_F(CasesCheck, ReportsOpsThatDifferFromTheDerivedOnes) {
+  std::string text = read_text(file("kiln-v2-f32"));
+  const auto at = text.find("ops: [decode, encode]");
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, 21, "ops: [decode]");
+  write_text(file("kiln-v2-f32"), text);
+
+  std::string err;
+  EXPECT_EQ(check(err), kExitFailures);
+  EXPECT_NE(err.find("kiln-v2-f32: ops is [decode], derived is [decode, encode]"), std::string::npos)
+      << err;
+}
+
+TEST_F(CasesCheck, ReportsAnExpectedRuleTheReferenceDoesNotReport) {
+  std::string text = read_text(file("kiln-v2-high-nibble"));
+  for (const auto& [from, to] :
+       {std::pair<std::string, std::string>{"rules: [TYPE-HIGH-NIBBLE]", "rules: [TYPE-BYTE-LENGTH]"},
+        {"rule: TYPE-HIGH-NIBBLE", "rule: TYPE-BYTE-LENGTH"}}) {
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << text;
+    text.replace(at, from.size(), to);
+  }
+  write_text(file("kiln-v2-high-nibble"), text);
+
+  std::string err;
+  EXPECT_EQ(check(err), kExitFailures);
+  EXPECT_NE(err.find("kiln-v2-high-nibble: decode: expected reject TYPE TYPE-BYTE-LENGTH, the "
+                     "reference reports"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("TYPE-HIGH-NIBBLE"), std::string::npos) << err;
+  EXPECT_NE(err.find("kiln-v2-high-nibble: encode: expected reject TYPE TYPE-BYTE-LENGTH"),
+            std::string::npos)
+      << err;
+}
+
+TEST_F(CasesCheck, ReportsACaseWithoutABlock) {
+  write_text(file("kiln-v2-f32"), testing::seed_case_texts().at("kiln-v2-f32"));
+  std::string err;
+  EXPECT_EQ(check(err), kExitFailures);
+  EXPECT_NE(err.find("kiln-v2-f32: has no block"), std::string::npos) << err;
+}
+
+// ---- coverage ----
+
+TEST(CasesCoverage, ListsEveryRuleAndFailsWhileARuleHasNoBreakingCase) {
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(root));
+  std::ostringstream out, err;
+  EXPECT_EQ(cases_coverage(root, out, err), kExitFailures);
+
+  std::map<std::string, std::string> row_of_rule;
+  std::istringstream lines(out.str());
+  for (std::string line; std::getline(lines, line);) {
+    const auto space = line.find(' ');
+    if (space != std::string::npos) row_of_rule[line.substr(0, space)] = line;
+  }
+  for (const RuleInfo& rule : all_rules()) {
+    const std::string id(rule.id);
+    ASSERT_TRUE(row_of_rule.count(id)) << id << " missing from\n" << out.str();
+    const std::string& row = row_of_rule[id];
+    if (id == "TYPE-HIGH-NIBBLE")
+      EXPECT_NE(row.find("kiln-v2-high-nibble"), std::string::npos) << row;
+    else if (id == "TYPE-BOOL-BYTE")
+      EXPECT_NE(row.find("kiln-v2-bool-byte"), std::string::npos) << row;
+    else if (id == "FRAME-LE-FLAG")
+      EXPECT_NE(row.find("kiln-v2-le-clear"), std::string::npos) << row;
+    else
+      EXPECT_NE(row.find("NO CASE BREAKS THIS RULE"), std::string::npos) << row;
+  }
+  const std::size_t uncovered = all_rules().size() - 3;
+  EXPECT_NE(out.str().find("6 cases, " + std::to_string(all_rules().size()) + " rules, " +
+                           std::to_string(uncovered) + " rule(s) without a breaking case"),
+            std::string::npos)
+      << out.str();
+}
+
+// ---- export ----
+
+TEST(CasesExport, WritesEachBlockAndAnIndexOfEveryCase) {
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(root));
+  std::ostringstream out, err;
+  ASSERT_EQ(cases_export(root, scratch / "export", out, err), kExitOk) << err.str();
+
+  const auto index = nlohmann::json::parse(read_text(scratch / "export" / "index.json"));
+  ASSERT_TRUE(index.contains("cases"));
+  std::set<std::string> ids;
+  for (const auto& entry : index["cases"]) {
+    const std::string id = entry["id"];
+    ids.insert(id);
+    EXPECT_EQ(entry["file"], id + ".kiln");
+  }
+  std::set<std::string> expected_ids;
+  for (const auto& [id, text] : testing::seed_case_texts()) expected_ids.insert(id);
+  EXPECT_EQ(ids, expected_ids);
+
+  // Every .kiln file holds exactly the case's block: the loader's bytes.
+  const CaseSet set = load_case_set(root);
+  ASSERT_EQ(set.cases.size(), 6u);
+  for (const Case& c : set.cases) {
+    ASSERT_TRUE(c.block) << c.id;
+    const std::string written = read_text(scratch / "export" / (c.id + ".kiln"));
+    EXPECT_EQ(written, std::string(c.block->begin(), c.block->end())) << c.id;
+  }
+  EXPECT_EQ(read_text(scratch / "export" / "kiln-v2-u4.kiln"),
+            [] {
+              const auto bytes = bytes_of_hex(testing::kU4BlockHex);
+              return std::string(bytes.begin(), bytes.end());
+            }());
+
+  const auto& high_nibble = *std::find_if(index["cases"].begin(), index["cases"].end(),
+                                          [](const auto& e) { return e["id"] == "kiln-v2-high-nibble"; });
+  EXPECT_EQ(high_nibble["expect"], nlohmann::json::parse(
+                                       R"({"result":"reject","class":"TYPE","rule":"TYPE-HIGH-NIBBLE"})"));
+  EXPECT_EQ(high_nibble["ops"], nlohmann::json::parse(R"(["decode","encode"])"));
+  EXPECT_EQ(high_nibble["tensors"][0]["payload"], "2113");
+}
+
+// ---- typed values ----
+
+struct TypedValues {
+  std::string dtype;
+  std::string shape;
+  std::string values;
+  std::string payload_hex;
+};
+
+void PrintTo(const TypedValues& typed, std::ostream* out) {
+  *out << typed.dtype << " " << typed.values << " -> " << typed.payload_hex;
+}
+
+class TypedValuesPack : public ::testing::TestWithParam<TypedValues> {};
+
+TEST_P(TypedValuesPack, ToTheExactBits) {
+  const TypedValues& typed = GetParam();
+  ScratchDir scratch;
+  write_text(scratch / "kiln-v2-typed.yaml",
+             "id: kiln-v2-typed\n"
+             "summary: typed values\n"
+             "rules: [TYPE-BYTE-LENGTH]\n"
+             "source: suite\n"
+             "level: required\n"
+             "tensors:\n"
+             "  - name: x\n"
+             "    dtype: " + typed.dtype + "\n"
+             "    shape: " + typed.shape + "\n"
+             "    values: " + typed.values + "\n"
+             "expect:\n"
+             "  result: accept\n");
+  auto loaded = load_case_file(scratch / "kiln-v2-typed.yaml", "kiln-v2-typed.yaml");
+  ASSERT_TRUE(std::holds_alternative<Case>(loaded)) << std::get<CaseError>(loaded).describe();
+  const Case& c = std::get<Case>(loaded);
+  ASSERT_EQ(c.description.tensors.size(), 1u);
+  EXPECT_EQ(to_hex(c.description.tensors[0].payload), typed.payload_hex);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    CaseFiles, TypedValuesPack,
+    ::testing::Values(TypedValues{"f16", "[1]", "[1.0]", "003c"},
+                      TypedValues{"bf16", "[1]", "[1.0]", "803f"},
+                      TypedValues{"f32", "[1]", "[-0.0]", "00000080"},
+                      TypedValues{"f64", "[1]", "[\"0x7ff8000000000001\"]", "010000000000f87f"},
+                      TypedValues{"i4", "[3]", "[-8, 7, 1]", "7801"},
+                      TypedValues{"u4", "[3]", "[1, 2, 3]", "2103"},
+                      TypedValues{"bool", "[2]", "[true, false]", "0100"},
+                      TypedValues{"f16", "[2]", "[-.inf, 65504.0]", "00fcff7b"},
+                      TypedValues{"i8", "[2]", "[-128, 127]", "807f"},
+                      TypedValues{"f8e4m3", "[2]", "[\"0x38\", 56]", "3838"}),
+    [](const auto& info) { return "case_" + std::to_string(info.index); });
+
+}  // namespace
+}  // namespace kiln::conformance

@@ -1,0 +1,155 @@
+// kiln-fake-adapter: the reference adapter over the process protocol, with
+// misbehaviours switched on by flags, so the runner's tests can show that each
+// one fails only the case it happens on and the run goes on.
+//
+//   --crash-on ID            abort() when a request names case ID
+//   --hang-on ID             never answer case ID (sleep until killed)
+//   --garbage-on ID          answer case ID with a line that is not JSON
+//   --partial-then-exit-on ID  write half a reply line for case ID, then exit 0
+//   --huge-line-on ID        answer case ID with a 100 MiB line without newline, then hang
+//   --huge-newline-on ID     the same line, ended by a newline
+//   --close-stdout-on ID     close stdout at case ID and keep running
+//   --wrong-case-on ID       answer case ID correctly but echo "case":"some-other-id"
+//   --exit-at-hello          exit 0 on the first request line, without replying
+//   --flood-stderr           write 4 MiB to stderr before every reply
+//   --no-encode              hello offers only decode
+//   --reject-everything      answer every decode and encode with a FRAME reject
+//   --count-starts FILE      append one line to FILE per process start
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include "kiln/adapter.hpp"
+
+namespace {
+
+namespace kp = kiln::protocol;
+
+struct Flags {
+  std::multimap<std::string, std::string> on_case;  // misbehaviour -> case id
+  bool exit_at_hello = false;
+  bool flood_stderr = false;
+  bool no_encode = false;
+  bool reject_everything = false;
+};
+
+[[noreturn]] void sleep_forever() {
+  for (;;) pause();
+}
+
+// The reference adapter, or one that rejects everything it is asked.
+class FakeAdapter final : public kp::Adapter {
+ public:
+  explicit FakeAdapter(const Flags& flags) : flags_(flags) {}
+  kp::Hello hello() override {
+    kp::Hello hello = reference_.hello();
+    hello.name = "kiln-fake";
+    if (flags_.no_encode) hello.ops = {std::string(kp::kOpDecode)};
+    return hello;
+  }
+  kp::Outcome decode(std::span<const std::uint8_t> block) override {
+    if (flags_.reject_everything) return rejection();
+    return reference_.decode(block);
+  }
+  kp::Outcome encode(const kiln::BlockDescription& description) override {
+    if (flags_.reject_everything) return rejection();
+    return reference_.encode(description);
+  }
+
+ private:
+  static kp::Outcome rejection() {
+    return kp::Reject{kiln::ErrorClass::kFrame, "rejects everything on purpose", std::nullopt,
+                      std::nullopt};
+  }
+  const Flags& flags_;
+  kp::ReferenceAdapter reference_;
+};
+
+bool misbehaves(const Flags& flags, const std::string& what, const std::string& case_id) {
+  auto [first, last] = flags.on_case.equal_range(what);
+  for (auto it = first; it != last; ++it)
+    if (it->second == case_id) return true;
+  return false;
+}
+
+void write_stdout(const std::string& text) {
+  std::cout << text << std::flush;
+}
+
+void flood_stderr() {
+  static const std::string chunk(64 * 1024, 'e');
+  for (int i = 0; i < 64; ++i) std::cerr.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+  std::cerr << "\nflood done\n" << std::flush;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--exit-at-hello") flags.exit_at_hello = true;
+    else if (arg == "--flood-stderr") flags.flood_stderr = true;
+    else if (arg == "--no-encode") flags.no_encode = true;
+    else if (arg == "--reject-everything") flags.reject_everything = true;
+    else if (arg == "--count-starts" && i + 1 < argc) std::ofstream(argv[++i], std::ios::app) << "start\n";
+    else if (arg.rfind("--", 0) == 0 && arg.size() > 6 && arg.substr(arg.size() - 3) == "-on" && i + 1 < argc)
+      flags.on_case.emplace(arg.substr(2, arg.size() - 5), argv[++i]);
+    else {
+      std::cerr << "kiln-fake-adapter: unknown argument '" << arg << "'\n";
+      return 2;
+    }
+  }
+  std::ios::sync_with_stdio(false);
+  FakeAdapter adapter(flags);
+  const kp::Hello offered = adapter.hello();
+
+  for (std::string line; std::getline(std::cin, line);) {
+    if (flags.exit_at_hello) return 0;
+    std::string case_id;
+    if (auto json = kp::parse_line(line); json && json.value().contains("case") &&
+                                          json.value()["case"].is_string())
+      case_id = json.value()["case"].get<std::string>();
+    if (flags.flood_stderr) flood_stderr();
+
+    if (misbehaves(flags, "crash", case_id)) std::abort();
+    if (misbehaves(flags, "hang", case_id)) sleep_forever();
+    if (misbehaves(flags, "garbage", case_id)) {
+      write_stdout("this is not JSON {\n");
+      continue;
+    }
+    const std::string reply = kp::answer(adapter, offered, line);
+    if (misbehaves(flags, "partial-then-exit", case_id)) {
+      write_stdout(reply.substr(0, reply.size() / 2));
+      return 0;
+    }
+    if (misbehaves(flags, "huge-line", case_id) || misbehaves(flags, "huge-newline", case_id)) {
+      const std::string chunk(1 << 20, 'x');
+      for (int i = 0; i < 100 && std::cout; ++i) std::cout << chunk;
+      if (misbehaves(flags, "huge-newline", case_id)) {
+        std::cout << '\n' << std::flush;
+        continue;
+      }
+      std::cout << std::flush;
+      sleep_forever();
+    }
+    if (misbehaves(flags, "close-stdout", case_id)) {
+      std::cout.flush();
+      ::close(STDOUT_FILENO);
+      sleep_forever();
+    }
+    if (misbehaves(flags, "wrong-case", case_id)) {
+      auto json = kp::parse_line(reply);
+      json.value()["case"] = "some-other-id";
+      write_stdout(json.value().dump() + "\n");
+      continue;
+    }
+    write_stdout(reply + "\n");
+  }
+  return 0;
+}
