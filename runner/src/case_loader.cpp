@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "kiln/conformance/materialize.hpp"
 #include "kiln/conformance/values.hpp"
 #include "kiln/dtype.hpp"
 #include "kiln/hex.hpp"
@@ -158,7 +159,13 @@ TensorDescription tensor_node(const YAML::Node& node, std::size_t index) {
   return tensor;
 }
 
-Fault fault_node(const YAML::Node& node) {
+Anchor anchor_scalar(const YAML::Node& node, const std::string& what, std::size_t tensor_count) {
+  Anchor anchor{scalar(node, what)};
+  if (auto problem = anchor_problem(anchor, tensor_count)) invalid(node, *problem);
+  return anchor;
+}
+
+Fault fault_node(const YAML::Node& node, std::size_t tensor_count) {
   require_map(node, "a fault");
   if (node["set"]) {
     check_keys(node, {"set", "value"}, "a set fault");
@@ -169,7 +176,13 @@ Fault fault_node(const YAML::Node& node) {
       invalid(node["set"], "set names header.<field> or tensor[i].<field>, not '" + target + "'");
     SetField set;
     const bool in_entry = match[1].str() != "header";
-    if (in_entry) set.tensor = static_cast<std::uint32_t>(std::stoul(match[2].str()));
+    if (in_entry) {
+      const auto index = parse_u64(match[2].str());
+      if (!index || *index >= tensor_count)
+        invalid(node["set"], match[1].str() + " does not exist: the description has " +
+                                 std::to_string(tensor_count) + " tensor(s)");
+      set.tensor = static_cast<std::uint32_t>(*index);
+    }
     set.field = match[3].str();
     const Field* field = find_field(set.field, in_entry);
     if (!field) invalid(node["set"], "no field '" + set.field + "' in " + match[1].str());
@@ -180,12 +193,12 @@ Fault fault_node(const YAML::Node& node) {
   }
   if (node["overwrite"]) {
     check_keys(node, {"overwrite", "bytes"}, "an overwrite fault");
-    return Overwrite{Anchor{scalar(node["overwrite"], "overwrite")},
+    return Overwrite{anchor_scalar(node["overwrite"], "overwrite", tensor_count),
                      hex_scalar(required(node, "bytes", "an overwrite fault"), "bytes", false)};
   }
   if (node["truncate"]) {
     check_keys(node, {"truncate"}, "a truncate fault");
-    return Truncate{Anchor{scalar(node["truncate"], "truncate")}};
+    return Truncate{anchor_scalar(node["truncate"], "truncate", tensor_count)};
   }
   if (node["append"]) {
     check_keys(node, {"append"}, "an append fault");
@@ -265,7 +278,8 @@ Case case_node(const YAML::Node& root, const std::string& display_name) {
     c.description.tensors.push_back(tensor_node(tensors[i], i));
   if (const YAML::Node faults = root["faults"]) {
     if (!faults.IsSequence() || faults.size() == 0) invalid(faults, "faults is a non-empty sequence");
-    for (const auto& fault : faults) c.faults.push_back(fault_node(fault));
+    for (const auto& fault : faults)
+      c.faults.push_back(fault_node(fault, c.description.tensors.size()));
   }
   c.expect = expect_node(required(root, "expect", "the case"));
   if (c.expect.accept && !c.faults.empty())

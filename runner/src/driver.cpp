@@ -185,7 +185,8 @@ class ProcessDriver final : public Driver {
         if (gone)
           return fail(Exchange::Kind::kCrash, "the adapter " + process->exit_description() +
                                                   " without replying");
-        return fail(Exchange::Kind::kProtocol,
+        // PROTOCOL.md: closing stdout before replying is a crash, running or not.
+        return fail(Exchange::Kind::kCrash,
                     "the adapter closed its stdout without replying and kept running");
       }
     }

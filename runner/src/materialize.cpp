@@ -25,10 +25,10 @@ std::variant<std::uint64_t, std::string> base_position(const std::string& base,
   static const std::regex kTensorPart(R"(^tensor\[([0-9]+)\]\.([a-z_]+)$)");
   std::smatch match;
   if (!std::regex_match(base, match, kTensorPart)) return "unknown anchor '" + base + "'";
-  const auto index = std::stoull(match[1].str());
-  if (index >= placement.tensors.size())
+  const auto index = parse_u64(match[1].str());  // no stoull: 20 digits must not throw
+  if (!index || *index >= placement.tensors.size())
     return "anchor '" + base + "' names a tensor the description does not have";
-  const TensorPlacement& at = placement.tensors[index];
+  const TensorPlacement& at = placement.tensors[*index];
   const std::string part = match[2].str();
   if (part == "entry") return at.entry;
   if (part == "shape") return at.shape;
@@ -63,6 +63,16 @@ std::variant<std::uint64_t, std::string> resolve_anchor(const Anchor& anchor,
     }
   }
   return position;
+}
+
+std::optional<std::string> anchor_problem(const Anchor& anchor, std::size_t tensor_count) {
+  // Every position far from both ends, so only the anchor's own form can fail.
+  constexpr std::uint64_t kFar = std::uint64_t{1} << 62;
+  Placement placement{kFar, kFar, kFar, kFar, kFar, {}};
+  placement.tensors.assign(tensor_count, TensorPlacement{kFar, kFar, kFar, kFar, kFar, kFar, kFar});
+  auto resolved = resolve_anchor(anchor, placement);
+  if (auto* problem = std::get_if<std::string>(&resolved)) return *problem;
+  return std::nullopt;
 }
 
 std::variant<Materialized, std::string> materialize(const Case& test_case) {

@@ -27,4 +27,9 @@ std::variant<Materialized, std::string> materialize(const Case& test_case);
 std::variant<std::uint64_t, std::string> resolve_anchor(const Anchor& anchor,
                                                          const Placement& placement);
 
+// Why an anchor can name no position in any block of tensor_count tensors (bad
+// syntax, an unknown base or part, a tensor index out of range), or nullopt: lets
+// the loader report it at the anchor's file:line:column.
+std::optional<std::string> anchor_problem(const Anchor& anchor, std::size_t tensor_count);
+
 }  // namespace kiln::conformance
