@@ -186,8 +186,9 @@ TEST(Serve, AnOutcomeThatDoesNotAnswerTheOpIsAnError) {
   expect_error_reply(replies[0], "adapter bug: its decode produced a result");
 }
 
-TEST(Serve, AnAcceptWithAnInvalidUtf8NameIsAnErrorReplyNotAThrow) {
-  FakeAdapter adapter(Accept{{{TensorDescription{"\xff", 9, {1}, "", 0, {0}}}}});
+TEST(Serve, AReplyThatCannotBeJsonIsAnErrorReplyNotAThrow) {
+  // A message is free text but must be UTF-8 to travel in JSON.
+  FakeAdapter adapter(Reject{ErrorClass::kFrame, "bad \xff byte", std::nullopt, std::nullopt});
   const auto replies = serve_lines(adapter, R"({"op":"decode","block":""})" "\n");
   ASSERT_EQ(replies.size(), 1u);
   expect_error_reply(replies[0], "the reply cannot be written as JSON");
