@@ -310,7 +310,7 @@ int cases_export(const std::filesystem::path& root, const std::filesystem::path&
     }
   }
   std::ofstream(destination / "index.json", std::ios::binary | std::ios::trunc)
-      << index.dump(1) << "\n";
+      << index.dump(1, ' ', false, protocol::Json::error_handler_t::replace) << "\n";
   out << "export: " << set.cases.size() << " cases to " << destination.string() << "\n";
   return kExitOk;
 }

@@ -417,7 +417,8 @@ RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream&
       reports_ok = false;
     }
   };
-  write(options.json_report, json_report(context).dump(1) + "\n");
+  write(options.json_report,
+        json_report(context).dump(1, ' ', false, protocol::Json::error_handler_t::replace) + "\n");
   write(options.junit_report, junit_report(context));
   write(options.markdown_report, markdown_report(context));
   if (options.write_expected_failures) {
