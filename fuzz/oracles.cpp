@@ -26,8 +26,32 @@ void check_error_sound(const Error& error, std::uint64_t input_size) {
           "error class disagrees with the rule table");
 }
 
+// With every waivable rule waived the decoder must stay inside the input, fail
+// only on the bounds it never waives, and read a valid block exactly as the
+// strict decoder does.
+void check_lenient_decode(std::span<const std::uint8_t> input,
+                          const Result<BlockView>& strict) {
+  DecodeOptions lenient;
+  for (const RuleInfo& info : all_rules())
+    if (is_waivable(info.rule)) lenient.waived.add(info.rule);
+  const auto decoded = decode(input, lenient);
+  if (!decoded) {
+    check_error_sound(decoded.error(), input.size());
+    const Rule rule = decoded.error().rule;
+    require(rule == Rule::kFrameTruncated || rule == Rule::kFrameHeapLength ||
+                rule == Rule::kFramePayloadLength,
+            "a lenient decode failed on a waived rule");
+    require(!strict.ok(), "a lenient decode rejects a block the strict decoder accepts");
+    return;
+  }
+  if (strict.ok())
+    require(decoded.value().to_description() == strict.value().to_description(),
+            "a lenient decode reads a valid block differently");
+}
+
 bool check_decode(std::span<const std::uint8_t> input) {
   const auto decoded = decode(input);
+  check_lenient_decode(input, decoded);
   if (!decoded) {
     check_error_sound(decoded.error(), input.size());
     return false;

@@ -50,9 +50,17 @@ std::optional<std::uint64_t> shape_product(std::size_t rank, Dimension dimension
   return count;
 }
 
+template <class Dimension>
+std::uint64_t wrapped_product(std::size_t rank, Dimension dimension) noexcept {
+  std::uint64_t count = 1;
+  for (std::size_t axis = 0; axis < rank; ++axis) count *= dimension(axis);
+  return count;
+}
+
 class Decoder {
  public:
-  explicit Decoder(std::span<const std::uint8_t> input) : in_(input) {}
+  Decoder(std::span<const std::uint8_t> input, const DecodeOptions& options)
+      : in_(input), waived_(options.waived) {}
 
   Result<BlockView> run() {
     if (auto error = check_frame()) return std::move(*error);
@@ -62,6 +70,8 @@ class Decoder {
 
  private:
   using Failure = std::optional<Error>;
+
+  bool enforced(Rule rule) const noexcept { return !waived_.contains(rule); }
 
   static Error fail(Rule rule, std::uint64_t offset, std::optional<std::uint32_t> tensor,
                     std::string message) {
@@ -82,22 +92,22 @@ class Decoder {
                   "input ends at byte " + num(size) + " inside the 32-byte header (" + where + ")");
     };
     if (size < 4) return truncated("magic");
-    if (std::memcmp(in_.data(), kMagic.data(), kMagic.size()) != 0)
+    if (enforced(Rule::kFrameMagic) && std::memcmp(in_.data(), kMagic.data(), kMagic.size()) != 0)
       return fail(Rule::kFrameMagic, 0, std::nullopt, "magic is not 4b 49 4c 4e (\"KILN\")");
     if (size < 5) return truncated("version");
-    if (const auto version = in_[4]; version != kVersion)
+    if (const auto version = in_[4]; enforced(Rule::kFrameVersion) && version != kVersion)
       return fail(Rule::kFrameVersion, 4, std::nullopt,
                   "version is " + num(version) + ", expected 2");
     if (size < 6) return truncated("flags");
     const std::uint8_t flags = in_[5];
-    if (!(flags & kFlagLittleEndian))
+    if (enforced(Rule::kFrameLeFlag) && !(flags & kFlagLittleEndian))
       return fail(Rule::kFrameLeFlag, 5, std::nullopt,
                   "flag bit 1 (little-endian) is clear in flags " + num(flags));
-    if (flags & ~kFlagLittleEndian)
+    if (enforced(Rule::kFrameFlagsReserved) && (flags & ~kFlagLittleEndian))
       return fail(Rule::kFrameFlagsReserved, 5, std::nullopt,
                   "flags " + num(flags) + " sets bits other than bit 1");
     if (size < kHeaderSize) return truncated("fields after flags");
-    if (header_field(header::kReserved) != 0)
+    if (enforced(Rule::kFrameHeaderReserved) && header_field(header::kReserved) != 0)
       return fail(Rule::kFrameHeaderReserved, header::kReserved.offset, std::nullopt,
                   "reserved header bytes 6..7 are not 0");
 
@@ -105,16 +115,19 @@ class Decoder {
     heap_length_ = header_field(header::kHeapLength);
     payload_offset_ = header_field(header::kPayloadOffset);
     payload_length_ = header_field(header::kPayloadLength);
-    if (heap_length_ % kHeapAlign != 0)
+    if (enforced(Rule::kFrameHeapAlign) && heap_length_ % kHeapAlign != 0)
       return fail(Rule::kFrameHeapAlign, header::kHeapLength.offset, std::nullopt,
                   "heap_length " + num(heap_length_) + " is not a multiple of 8");
     // u32 count and length: the sum stays far below 2^64.
     heap_start_ = entry_start(count_);
     const std::uint64_t canonical = align_up(heap_start_ + heap_length_, kPayloadAlign);
-    if (payload_offset_ != canonical)
-      return fail(Rule::kFramePayloadOffset, header::kPayloadOffset.offset, std::nullopt,
-                  "payload_offset is " + num(payload_offset_) + ", canonical is " +
-                      num(canonical));
+    if (payload_offset_ != canonical) {
+      if (enforced(Rule::kFramePayloadOffset))
+        return fail(Rule::kFramePayloadOffset, header::kPayloadOffset.offset, std::nullopt,
+                    "payload_offset is " + num(payload_offset_) + ", canonical is " +
+                        num(canonical));
+      payload_offset_ = canonical;  // waived: read where the payloads belong
+    }
     if (size < payload_offset_)
       return fail(Rule::kFrameTruncated, size, std::nullopt,
                   "input ends at byte " + num(size) + ", before payload_offset " +
@@ -124,7 +137,7 @@ class Decoder {
       return fail(Rule::kFrameTruncated, size, std::nullopt,
                   "input ends at byte " + num(size) + ", payload region needs " +
                       num(payload_length_) + " bytes from " + num(payload_offset_));
-    if (payload_length_ < available)
+    if (enforced(Rule::kFrameTrailing) && payload_length_ < available)
       return fail(Rule::kFrameTrailing, payload_offset_ + payload_length_, std::nullopt,
                   num(available - payload_length_) + " byte(s) follow the block's end at " +
                       num(payload_offset_ + payload_length_));
@@ -137,34 +150,44 @@ class Decoder {
     const std::optional<std::uint32_t> who = index;
 
     for (const Field* reserved : {&entry::kReserved28, &entry::kReserved48, &entry::kReserved56})
-      if (entry_field(entry, *reserved) != 0)
+      if (enforced(Rule::kFrameEntryReserved) && entry_field(entry, *reserved) != 0)
         return fail(Rule::kFrameEntryReserved, at + reserved->offset, who,
                     "reserved entry bytes at " + num(reserved->offset) + " are not 0");
 
-    const std::uint64_t name_offset = entry_field(entry, entry::kNameOffset);
+    std::uint64_t name_offset = entry_field(entry, entry::kNameOffset);
     const std::uint64_t name_length = entry_field(entry, entry::kNameLength);
     const std::uint64_t rank = entry_field(entry, entry::kRank);
-    const std::uint64_t shape_offset = entry_field(entry, entry::kShapeOffset);
-    const std::uint64_t layout_offset = entry_field(entry, entry::kLayoutOffset);
+    std::uint64_t shape_offset = entry_field(entry, entry::kShapeOffset);
+    std::uint64_t layout_offset = entry_field(entry, entry::kLayoutOffset);
     const std::uint64_t layout_length = entry_field(entry, entry::kLayoutLength);
-    const std::uint64_t data_offset = entry_field(entry, entry::kDataOffset);
+    std::uint64_t data_offset = entry_field(entry, entry::kDataOffset);
     const std::uint64_t byte_length = entry_field(entry, entry::kByteLength);
 
-    if (name_length == 0)
+    if (enforced(Rule::kFrameNameEmpty) && name_length == 0)
       return fail(Rule::kFrameNameEmpty, at + entry::kNameLength.offset, who,
                   "name_length is 0");
-    if (shape_offset != heap_cursor_)
-      return fail(Rule::kFrameShapeOffset, at + entry::kShapeOffset.offset, who,
-                  "shape_offset is " + num(shape_offset) + ", canonical is " + num(heap_cursor_));
+    if (shape_offset != heap_cursor_) {
+      if (enforced(Rule::kFrameShapeOffset))
+        return fail(Rule::kFrameShapeOffset, at + entry::kShapeOffset.offset, who,
+                    "shape_offset is " + num(shape_offset) + ", canonical is " + num(heap_cursor_));
+      shape_offset = heap_cursor_;
+    }
     const std::uint64_t canonical_name = heap_cursor_ + kDimensionSize * rank;
-    if (name_offset != canonical_name)
-      return fail(Rule::kFrameNameOffset, at + entry::kNameOffset.offset, who,
-                  "name_offset is " + num(name_offset) + ", canonical is " + num(canonical_name));
+    if (name_offset != canonical_name) {
+      if (enforced(Rule::kFrameNameOffset))
+        return fail(Rule::kFrameNameOffset, at + entry::kNameOffset.offset, who,
+                    "name_offset is " + num(name_offset) + ", canonical is " +
+                        num(canonical_name));
+      name_offset = canonical_name;
+    }
     const std::uint64_t canonical_layout = layout_length == 0 ? 0 : name_offset + name_length;
-    if (layout_offset != canonical_layout)
-      return fail(Rule::kFrameLayoutOffset, at + entry::kLayoutOffset.offset, who,
-                  "layout_offset is " + num(layout_offset) + ", canonical is " +
-                      num(canonical_layout));
+    if (layout_offset != canonical_layout) {
+      if (enforced(Rule::kFrameLayoutOffset))
+        return fail(Rule::kFrameLayoutOffset, at + entry::kLayoutOffset.offset, who,
+                    "layout_offset is " + num(layout_offset) + ", canonical is " +
+                        num(canonical_layout));
+      layout_offset = canonical_layout;
+    }
     // Every term is at most 2^32 * 8: no overflow.
     const std::uint64_t content_end = name_offset + name_length + layout_length;
     const std::uint64_t segment_end = align_up(content_end, kHeapAlign);
@@ -172,28 +195,36 @@ class Decoder {
       return fail(Rule::kFrameHeapLength, header::kHeapLength.offset, who,
                   "heap segment ends at " + num(segment_end) + ", past heap_length " +
                       num(heap_length_));
-    if (auto bad = find_nonzero(in_.data(), heap_start_ + content_end, heap_start_ + segment_end))
+    if (auto bad = enforced(Rule::kFramePadHeap)
+                       ? find_nonzero(in_.data(), heap_start_ + content_end, heap_start_ + segment_end)
+                       : std::nullopt)
       return fail(Rule::kFramePadHeap, *bad, who, "heap padding byte is not 0");
 
     const std::uint8_t* name_bytes = in_.data() + heap_start_ + name_offset;
     const std::string_view name = as_chars(name_bytes, name_length);
-    if (auto bad = find_invalid_utf8(name))
+    if (auto bad = enforced(Rule::kFrameNameUtf8) ? find_invalid_utf8(name) : std::nullopt)
       return fail(Rule::kFrameNameUtf8, heap_start_ + name_offset + *bad, who,
                   "name is not valid UTF-8 at its byte " + num(*bad));
-    if (!names_.insert(name).second)
+    if (enforced(Rule::kFrameNameUnique) && !names_.insert(name).second)
       return fail(Rule::kFrameNameUnique, at + entry::kNameOffset.offset, who,
                   "name repeats an earlier tensor's name");
 
     const std::uint64_t canonical_data = align_up(payload_cursor_, kPayloadAlign);
-    if (data_offset != canonical_data)
-      return fail(Rule::kFrameDataOffset, at + entry::kDataOffset.offset, who,
-                  "data_offset is " + num(data_offset) + ", canonical is " + num(canonical_data));
+    if (data_offset != canonical_data) {
+      if (enforced(Rule::kFrameDataOffset))
+        return fail(Rule::kFrameDataOffset, at + entry::kDataOffset.offset, who,
+                    "data_offset is " + num(data_offset) + ", canonical is " +
+                        num(canonical_data));
+      data_offset = canonical_data;
+    }
     if (data_offset > payload_length_ || byte_length > payload_length_ - data_offset)
       return fail(Rule::kFramePayloadLength, header::kPayloadLength.offset, who,
                   "payload at " + num(data_offset) + " of " + num(byte_length) +
                       " bytes runs past payload_length " + num(payload_length_));
     const std::uint64_t region = payload_offset_;
-    if (auto bad = find_nonzero(in_.data(), region + payload_cursor_, region + data_offset))
+    if (auto bad = enforced(Rule::kFramePadPayload)
+                       ? find_nonzero(in_.data(), region + payload_cursor_, region + data_offset)
+                       : std::nullopt)
       return fail(Rule::kFramePadPayload, *bad, who, "padding before the payload is not 0");
 
     TensorView view;
@@ -218,14 +249,16 @@ class Decoder {
     names_.reserve(count_);
     for (std::uint32_t i = 0; i < count_; ++i)
       if (auto error = check_entry(i)) return error;
-    if (heap_cursor_ != heap_length_)
+    if (enforced(Rule::kFrameHeapLength) && heap_cursor_ != heap_length_)
       return fail(Rule::kFrameHeapLength, header::kHeapLength.offset, std::nullopt,
                   "heap_length is " + num(heap_length_) + ", the heap segments end at " +
                       num(heap_cursor_));
-    if (auto bad = find_nonzero(in_.data(), heap_start_ + heap_length_, payload_offset_))
+    if (auto bad = enforced(Rule::kFramePadGap)
+                       ? find_nonzero(in_.data(), heap_start_ + heap_length_, payload_offset_)
+                       : std::nullopt)
       return fail(Rule::kFramePadGap, *bad, std::nullopt,
                   "padding between the heap and payload_offset is not 0");
-    if (payload_cursor_ != payload_length_)
+    if (enforced(Rule::kFramePayloadLength) && payload_cursor_ != payload_length_)
       return fail(Rule::kFramePayloadLength, header::kPayloadLength.offset, std::nullopt,
                   "payload_length is " + num(payload_length_) + ", the last payload ends at " +
                       num(payload_cursor_));
@@ -238,13 +271,17 @@ class Decoder {
     const std::uint64_t payload_at =
         static_cast<std::uint64_t>(tensor.payload.data() - in_.data());
     const std::uint16_t code = tensor.dtype;
+    // A waived code rule leaves nothing to check: the code has no dtype.
     switch (classify_code(code)) {
       case CodeClass::kZero:
+        if (!enforced(Rule::kTypeCodeZero)) return std::nullopt;
         return fail(Rule::kTypeCodeZero, at + entry::kDtype.offset, who, "dtype code is 0");
       case CodeClass::kReserved:
+        if (!enforced(Rule::kTypeCodeReserved)) return std::nullopt;
         return fail(Rule::kTypeCodeReserved, at + entry::kDtype.offset, who,
                     "dtype code " + num(code) + " is reserved (20..4095)");
       case CodeClass::kAboveOpaque:
+        if (!enforced(Rule::kTypeCodeAboveOpaque)) return std::nullopt;
         return fail(Rule::kTypeCodeAboveOpaque, at + entry::kDtype.offset, who,
                     "dtype code " + num(code) + " is above the opaque range (4096..32767)");
       case CodeClass::kOpaque:
@@ -253,34 +290,37 @@ class Decoder {
         break;
     }
     const DtypeInfo& info = *find_dtype(code);
-    if (!tensor.layout.empty())
+    if (enforced(Rule::kTypeClosedLayout) && !tensor.layout.empty())
       return fail(Rule::kTypeClosedLayout, at + entry::kLayoutLength.offset, who,
                   std::string(info.name) + " has a layout name");
-    if (tensor.block_size != 0)
+    if (enforced(Rule::kTypeClosedBlockSize) && tensor.block_size != 0)
       return fail(Rule::kTypeClosedBlockSize, at + entry::kBlockSize.offset, who,
                   std::string(info.name) + " has block_size " + num(tensor.block_size));
 
-    const auto product =
-        shape_product(tensor.rank, [&](std::size_t axis) { return tensor.dimension(axis); });
-    if (!product)
+    const auto dimension = [&](std::size_t axis) { return tensor.dimension(axis); };
+    const auto product = shape_product(tensor.rank, dimension);
+    if (!product && enforced(Rule::kTypeShapeOverflow))
       return fail(Rule::kTypeShapeOverflow, payload_at_shape(tensor), who,
                   "shape product exceeds 2^64 - 1");
-    const std::uint64_t count = *product;
+    // Waived, an overflowing product wraps, as unchecked arithmetic would.
+    const std::uint64_t count = product ? *product : wrapped_product(tensor.rank, dimension);
 
     std::uint64_t expected = 0;
     const bool fits = info.packing == Packing::kNibble
                           ? (expected = count / 2 + count % 2, true)
                           : !__builtin_mul_overflow(count, std::uint64_t{info.width}, &expected);
-    if (!fits || tensor.payload.size() != expected)
+    if (enforced(Rule::kTypeByteLength) && (!fits || tensor.payload.size() != expected))
       return fail(Rule::kTypeByteLength, at + entry::kByteLength.offset, who,
                   "byte_length is " + num(tensor.payload.size()) + ", " + std::string(info.name) +
                       " of " + num(count) + " elements needs " +
                       (fits ? num(expected) : std::string("more than 2^64 - 1")));
-    if (info.values == ValueRule::kBoolByte)
+    if (info.values == ValueRule::kBoolByte && enforced(Rule::kTypeBoolByte))
       if (auto bad = find_non_bool(tensor.payload))
         return fail(Rule::kTypeBoolByte, payload_at + *bad, who,
                     "bool byte is " + num(tensor.payload[*bad]) + ", not 0 or 1");
-    if (info.packing == Packing::kNibble && count % 2 == 1 && (tensor.payload.back() >> 4) != 0)
+    // The length rule may be waived, so the last byte need not exist.
+    if (enforced(Rule::kTypeHighNibble) && info.packing == Packing::kNibble && count % 2 == 1 &&
+        !tensor.payload.empty() && (tensor.payload.back() >> 4) != 0)
       return fail(Rule::kTypeHighNibble, payload_at + tensor.payload.size() - 1, who,
                   "odd count " + num(count) + " leaves a nonzero high nibble in the last byte");
     return std::nullopt;
@@ -288,19 +328,21 @@ class Decoder {
 
   Failure check_opaque(std::uint64_t at, std::optional<std::uint32_t> who,
                        const TensorView& tensor) const {
-    if (tensor.layout.empty())
+    if (enforced(Rule::kTypeOpaqueLayout) && tensor.layout.empty())
       return fail(Rule::kTypeOpaqueLayout, at + entry::kLayoutLength.offset, who,
                   "opaque dtype " + num(tensor.dtype) + " has no layout name");
-    if (auto bad = find_invalid_utf8(tensor.layout))
+    if (auto bad = enforced(Rule::kTypeOpaqueLayoutUtf8) ? find_invalid_utf8(tensor.layout)
+                                                          : std::nullopt)
       return fail(Rule::kTypeOpaqueLayoutUtf8,
                   static_cast<std::uint64_t>(
                       reinterpret_cast<const std::uint8_t*>(tensor.layout.data()) - in_.data()) +
                       *bad,
                   who, "layout name is not valid UTF-8 at its byte " + num(*bad));
-    if (tensor.block_size == 0)
+    if (enforced(Rule::kTypeOpaqueBlockSize) && tensor.block_size == 0)
       return fail(Rule::kTypeOpaqueBlockSize, at + entry::kBlockSize.offset, who,
                   "opaque dtype has block_size 0");
-    if (tensor.payload.size() % tensor.block_size != 0)
+    if (enforced(Rule::kTypeOpaqueMultiple) && tensor.block_size != 0 &&
+        tensor.payload.size() % tensor.block_size != 0)
       return fail(Rule::kTypeOpaqueMultiple, at + entry::kByteLength.offset, who,
                   "byte_length " + num(tensor.payload.size()) + " is not a multiple of block_size " +
                       num(tensor.block_size));
@@ -318,6 +360,7 @@ class Decoder {
   }
 
   std::span<const std::uint8_t> in_;
+  RuleSet waived_;
   std::uint64_t count_ = 0;
   std::uint64_t heap_length_ = 0;
   std::uint64_t heap_start_ = 0;
@@ -353,6 +396,21 @@ BlockDescription BlockView::to_description() const {
   return description;
 }
 
-Result<BlockView> decode(std::span<const std::uint8_t> bytes) { return Decoder(bytes).run(); }
+Result<BlockView> decode(std::span<const std::uint8_t> bytes) {
+  return Decoder(bytes, DecodeOptions{}).run();
+}
+
+Result<BlockView> decode(std::span<const std::uint8_t> bytes, const DecodeOptions& options) {
+  RuleSet waived;
+  for (const RuleInfo& info : all_rules())
+    if (options.waived.contains(info.rule) && is_waivable(info.rule)) waived.add(info.rule);
+  return Decoder(bytes, DecodeOptions{waived}).run();
+}
+
+bool is_waivable(Rule rule) noexcept {
+  // These keep every read inside the input; FRAME-HEAP-LENGTH and
+  // FRAME-PAYLOAD-LENGTH stay enforced as bounds even when waived as totals.
+  return rule != Rule::kFrameTruncated && rule != Rule::kFrameFieldRange;
+}
 
 }  // namespace kiln
