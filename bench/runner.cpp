@@ -1,0 +1,58 @@
+// The conformance runner: the whole case suite against the reference adapter
+// in-process (builtin:reference), over the persistent JSON Lines protocol (one
+// kiln-reference-adapter process for the run) and in one-shot mode (a process
+// per request). Each iteration runs all three; cases per second each, and the
+// persistent over one-shot ratio.
+#include <ostream>
+#include <streambuf>
+
+#include "kiln/conformance/run.hpp"
+#include "support/harness.hpp"
+
+namespace {
+
+using kiln::bench::Aim;
+
+enum Mode : std::size_t { kInProcess, kPersistent, kOneShot };
+
+kiln::conformance::RunOptions options_for(Mode mode) {
+  kiln::conformance::RunOptions options;
+  options.cases_dir = KILN_BENCH_CASES_DIR;
+  options.adapter = mode == kInProcess ? std::string("builtin:reference")
+                                       : "'" + std::string(KILN_BENCH_REFERENCE_ADAPTER) + "'";
+  options.one_shot = mode == kOneShot;
+  options.quiet_progress = true;
+  return options;
+}
+
+void BM_Suite(benchmark::State& state) {
+  std::ostream null(nullptr);  // no buffer: everything written is dropped
+  kiln::bench::Contest contest(3);
+  std::size_t results[3] = {};
+  for (auto _ : state) {
+    for (const Mode mode : {kInProcess, kPersistent, kOneShot}) {
+      kiln::conformance::RunSummary summary;
+      contest.time(mode, [&] { summary = kiln::conformance::run_suite(options_for(mode), null, null); });
+      if (summary.exit_code != 0 || summary.results.empty())
+        return state.SkipWithError("the suite did not pass against the reference adapter");
+      results[mode] = summary.results.size();
+    }
+  }
+  const auto per_second = [&](Mode mode) { return results[mode] / contest.median_seconds(mode); };
+  state.counters["results"] = static_cast<double>(results[kInProcess]);
+  state.counters["in_process_cases/s"] = per_second(kInProcess);
+  state.counters["persistent_cases/s"] = per_second(kPersistent);
+  state.counters["one_shot_cases/s"] = per_second(kOneShot);
+  state.counters["persistent_vs_one_shot"] = per_second(kPersistent) / per_second(kOneShot);
+  state.counters["in_process_vs_persistent"] = per_second(kInProcess) / per_second(kPersistent);
+}
+BENCHMARK(BM_Suite)->Iterations(2)->Unit(benchmark::kSecond)->UseRealTime();
+
+constexpr Aim kAims[] = {
+    {"persistent_vs_one_shot", Aim::Kind::kAtLeast, 10,
+     "times the cases/s of one-shot mode (a process per case)"},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) { return kiln::bench::run_benchmarks(argc, argv, kAims); }
