@@ -90,6 +90,7 @@ protocol::Json json_report(const ReportContext& context) {
   for (const CaseResult& result : context.results) {
     Json item;
     item["case"] = result.case_id;
+    item["topic"] = result.topic;
     item["op"] = std::string(to_string(result.op));
     item["status"] = std::string(to_string(result.status));
     item["unexpected"] = result.unexpected();
@@ -168,6 +169,11 @@ std::string markdown_report(const ReportContext& context) {
   md << "| " << context.totals.passed << " | " << context.totals.failed << " | "
      << context.totals.skipped << " | " << context.totals.expected_failures << " | "
      << context.results.size() << " | " << seconds_text(context.seconds) << " |\n\n";
+  md << "| topic | passed | failed | skipped | expected failures |\n|---|---:|---:|---:|---:|\n";
+  for (const TopicTotals& topic : totals_by_topic(context.results))
+    md << "| " << topic.topic << " | " << topic.totals.passed << " | " << topic.totals.failed
+       << " | " << topic.totals.skipped << " | " << topic.totals.expected_failures << " |\n";
+  md << "\n";
   md << "Suite " << KILN_SUITE_VERSION << ", " << context.case_count << " cases, case set sha256 `"
      << context.case_set_sha256 << "`.\n\n";
   bool any_unexpected = false;

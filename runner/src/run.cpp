@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <ostream>
@@ -201,6 +202,20 @@ std::unique_ptr<Driver> make_driver(const RunOptions& options, std::size_t large
   return make_process_driver(process);
 }
 
+std::string topic_of(const Case& c) {
+  // origin.file is "<cases dir name>/<topic>/<id>.yaml"; a case at the top has no topic.
+  const std::filesystem::path file(c.origin.file);
+  const auto parent = file.parent_path();
+  return parent.has_parent_path() ? parent.filename().string() : std::string("(top)");
+}
+
+void add_to(Totals& totals, const CaseResult& result) {
+  if (result.status == Status::kSkip) ++totals.skipped;
+  else if (result.expected_failure()) ++totals.expected_failures;
+  else if (result.unexpected()) ++totals.failed;
+  else ++totals.passed;
+}
+
 bool selected(const RunOptions& options, const Case& c) {
   if (!options.filters.empty() &&
       std::none_of(options.filters.begin(), options.filters.end(),
@@ -216,6 +231,19 @@ bool selected(const RunOptions& options, const Case& c) {
 }
 
 }  // namespace
+
+std::vector<TopicTotals> totals_by_topic(const std::vector<CaseResult>& results) {
+  std::vector<TopicTotals> topics;
+  for (const CaseResult& result : results) {
+    auto it = std::find_if(topics.begin(), topics.end(),
+                           [&](const TopicTotals& t) { return t.topic == result.topic; });
+    if (it == topics.end()) it = topics.insert(topics.end(), TopicTotals{result.topic, {}});
+    add_to(it->totals, result);
+  }
+  std::sort(topics.begin(), topics.end(),
+            [](const TopicTotals& a, const TopicTotals& b) { return a.topic < b.topic; });
+  return topics;
+}
 
 std::string_view to_string(Status status) noexcept {
   switch (status) {
@@ -327,6 +355,7 @@ RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream&
       if (std::find(options.ops.begin(), options.ops.end(), op) == options.ops.end()) continue;
       CaseResult result;
       result.case_id = c->id;
+      result.topic = topic_of(*c);
       result.op = op;
       for (Rule rule : c->rules) result.rules.emplace_back(rule_info(rule).id);
       result.expected = expectation_text(c->expect, op);
@@ -381,12 +410,7 @@ RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream&
     }
 
   Totals& totals = summary.totals;
-  for (const CaseResult& result : summary.results) {
-    if (result.status == Status::kSkip) ++totals.skipped;
-    else if (result.expected_failure()) ++totals.expected_failures;
-    else if (result.unexpected()) ++totals.failed;
-    else ++totals.passed;
-  }
+  for (const CaseResult& result : summary.results) add_to(totals, result);
   if (stale_patterns) ++totals.failed;
 
   const bool any_skip = totals.skipped > 0;
@@ -432,7 +456,17 @@ RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream&
     write(options.write_expected_failures, text);
   }
 
-  out << summary.certificate << "\n";
+  char row[160];
+  std::snprintf(row, sizeof row, "\n%-16s %8s %8s %8s %9s\n", "topic", "passed", "failed", "skipped",
+                "expected");
+  out << row;
+  for (const TopicTotals& topic : totals_by_topic(summary.results)) {
+    std::snprintf(row, sizeof row, "%-16s %8zu %8zu %8zu %9zu\n", topic.topic.c_str(),
+                  topic.totals.passed, topic.totals.failed, topic.totals.skipped,
+                  topic.totals.expected_failures);
+    out << row;
+  }
+  out << "\n" << summary.certificate << "\n";
   out << totals.passed << " passed, " << totals.failed << " failed, " << totals.skipped
       << " skipped, " << totals.expected_failures << " expected failures\n";
   if (!reports_ok) summary.exit_code = kExitUsage;

@@ -18,6 +18,7 @@ std::string_view to_string(Status status) noexcept;
 
 struct CaseResult {
   std::string case_id;
+  std::string topic;             // the case's folder under the cases directory
   Operation op = Operation::kDecode;
   std::vector<std::string> rules;
   Status status = Status::kPass;
@@ -77,6 +78,14 @@ struct RunSummary {
   std::string certificate;
   int exit_code = 0;
 };
+
+// Results counted by topic (the case folder), in topic order: the table the
+// console and the Markdown report print.
+struct TopicTotals {
+  std::string topic;
+  Totals totals;
+};
+std::vector<TopicTotals> totals_by_topic(const std::vector<CaseResult>& results);
 
 // Runs the suite; writes progress and unexpected results to out, problems with
 // the inputs to err. exit_code: 0 all passed (or only listed failures), 1
