@@ -1,0 +1,75 @@
+// The mutant catalogue: the reference implementation with exactly one realistic
+// implementer's bug each. The suite's strength is the share of these it kills.
+//
+// A mutant is not a copy of the reference: it is the reference library driven
+// through a few hooks, each a small strategy. Unset hooks behave as the reference.
+//
+//   decode(bytes):  input = reshape_input(bytes)            (I/O bugs, big-endian reads, code ranges)
+//                   kiln::decode(input, waived)              (missing checks: the lenient decoder)
+//                   extra_frame_check(frame-only view)       (sloppy FRAME checks, before any TYPE rule)
+//                   extra_type_check(view)                   (sloppy TYPE checks)
+//                   alter_accepted(tensors, bytes)           (value bugs on accept)
+//                   alter_reject(reject, input)              (wrong reporting)
+//   encode(desc):   kiln::build(reorder(desc)), refused when this mutant's decode
+//                   rejects the bytes (so a decoder bug is also the encoder's, as in
+//                   kiln::encode), then rewrite_encoded (encoder bugs).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "kiln/adapter.hpp"
+#include "kiln/builder.hpp"
+#include "kiln/decode.hpp"
+
+namespace kiln::mutants {
+
+using Bytes = std::vector<std::uint8_t>;
+using ByteSpan = std::span<const std::uint8_t>;
+
+struct Mutant {
+  std::string_view name;
+  std::string_view family;
+  std::string_view description;  // one line: the bug, as an implementer would make it
+
+  RuleSet waived;
+  std::function<Bytes(ByteSpan)> reshape_input;
+  // Both checks see a successfully decoded view of input (the frame check one
+  // decoded with every TYPE rule waived too) and may reject.
+  std::function<std::optional<protocol::Reject>(const BlockView&, ByteSpan input)>
+      extra_frame_check;
+  std::function<std::optional<protocol::Reject>(const BlockView&, ByteSpan input)>
+      extra_type_check;
+  std::function<void(BlockDescription&, ByteSpan original)> alter_accepted;
+  std::function<void(protocol::Reject&, ByteSpan input)> alter_reject;
+
+  bool encoder_refuses = true;
+  std::function<void(BlockDescription&)> reorder;
+  std::function<void(Bytes&, const Placement&, const BlockDescription&)> rewrite_encoded;
+};
+
+// Every mutant, in catalogue order; names are unique.
+const std::vector<Mutant>& catalogue();
+const Mutant* find_mutant(std::string_view name);
+
+// The reference through the same pipeline with no hook set: the control that
+// shows a kill comes from the bug, not from the pipeline.
+const Mutant& control();
+
+class MutantAdapter final : public protocol::Adapter {
+ public:
+  explicit MutantAdapter(const Mutant& mutant) : mutant_(mutant) {}
+
+  protocol::Hello hello() override;
+  protocol::Outcome decode(std::span<const std::uint8_t> block) override;
+  protocol::Outcome encode(const BlockDescription& description) override;
+
+ private:
+  const Mutant& mutant_;
+};
+
+}  // namespace kiln::mutants

@@ -1,0 +1,71 @@
+// The pipeline of kiln/mutants.hpp: the reference library, with each hook a
+// mutant sets applied at its one place.
+#include <utility>
+
+#include "kiln/decode.hpp"
+#include "kiln/mutants.hpp"
+#include "kiln/rules.hpp"
+
+namespace kiln::mutants {
+namespace {
+
+RuleSet with_every_type_rule(RuleSet waived) {
+  for (const RuleInfo& info : all_rules())
+    if (info.error_class == ErrorClass::kType) waived.add(info.rule);
+  return waived;
+}
+
+}  // namespace
+
+protocol::Hello MutantAdapter::hello() {
+  protocol::Hello hello;
+  hello.name = "kiln-mutant-" + std::string(mutant_.name);
+  hello.version = KILN_PROJECT_VERSION;
+  return hello;
+}
+
+protocol::Outcome MutantAdapter::decode(std::span<const std::uint8_t> block) {
+  Bytes reshaped;
+  ByteSpan input = block;
+  if (mutant_.reshape_input) {
+    reshaped = mutant_.reshape_input(block);
+    input = reshaped;
+  }
+
+  auto finish = [&](protocol::Reject reject) -> protocol::Outcome {
+    if (mutant_.alter_reject) mutant_.alter_reject(reject, input);
+    return reject;
+  };
+
+  // A sloppy FRAME check belongs to the frame, so it runs before any TYPE rule.
+  if (mutant_.extra_frame_check) {
+    auto frame = kiln::decode(input, DecodeOptions{with_every_type_rule(mutant_.waived)});
+    if (frame)
+      if (auto reject = mutant_.extra_frame_check(frame.value(), input)) return finish(*reject);
+  }
+  auto decoded = kiln::decode(input, DecodeOptions{mutant_.waived});
+  if (!decoded) return finish(protocol::reject_from(decoded.error()));
+  if (mutant_.extra_type_check)
+    if (auto reject = mutant_.extra_type_check(decoded.value(), input)) return finish(*reject);
+
+  BlockDescription tensors = decoded.value().to_description();
+  if (mutant_.alter_accepted) mutant_.alter_accepted(tensors, block);
+  return protocol::Accept{std::move(tensors)};
+}
+
+protocol::Outcome MutantAdapter::encode(const BlockDescription& description) {
+  BlockDescription ordered = description;
+  if (mutant_.reorder) mutant_.reorder(ordered);
+  auto built = kiln::build(ordered);
+  if (!built) return protocol::reject_from(built.error());
+  // As kiln::encode: refuse what this implementation's own reader rejects.
+  if (mutant_.encoder_refuses) {
+    protocol::Outcome read_back = decode(built.value().bytes);
+    if (auto* reject = std::get_if<protocol::Reject>(&read_back)) return std::move(*reject);
+  }
+  Bytes bytes = std::move(built.value().bytes);
+  if (mutant_.rewrite_encoded) mutant_.rewrite_encoded(bytes, built.value().placement, ordered);
+  return protocol::EncodedBlock{std::move(bytes)};
+}
+
+}  // namespace kiln::mutants

@@ -1,0 +1,132 @@
+// The suite against every mutant, over the process protocol: each must fail at
+// least one case (be killed), and the control (the same pipeline with no bug)
+// must pass every one. Prints the kill table to the test output.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kiln/conformance/run.hpp"
+#include "kiln/mutants.hpp"
+
+namespace kiln::mutants {
+namespace {
+
+using conformance::CaseResult;
+using conformance::Status;
+
+conformance::RunSummary run_against(const std::string& arguments) {
+  conformance::RunOptions options;
+  options.cases_dir = KILN_CASES_DIR;
+  options.adapter = std::string("'") + KILN_MUTANT_ADAPTER + "' " + arguments;
+  options.quiet_progress = true;
+  std::ostringstream out, err;
+  auto summary = conformance::run_suite(options, out, err);
+  if (!err.str().empty()) ADD_FAILURE() << arguments << ": " << err.str();
+  return summary;
+}
+
+std::vector<const CaseResult*> failures(const conformance::RunSummary& summary) {
+  std::vector<const CaseResult*> failed;
+  for (const CaseResult& result : summary.results)
+    if (result.status != Status::kPass && result.status != Status::kSkip) failed.push_back(&result);
+  return failed;
+}
+
+struct Program {
+  std::string out;
+  int exit_code = -1;
+};
+
+Program run_program(const std::string& arguments) {
+  Program run;
+  const std::string command =
+      std::string("'") + KILN_MUTANT_ADAPTER + "' " + arguments + " < /dev/null 2>/dev/null";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return run;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.out.append(buffer, n);
+  const int status = ::pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+TEST(MutantCatalogue, HasAtLeastFortyUniquelyNamedDocumentedMutants) {
+  std::set<std::string_view> names;
+  for (const Mutant& mutant : catalogue()) {
+    EXPECT_TRUE(names.insert(mutant.name).second) << "duplicate mutant " << mutant.name;
+    EXPECT_FALSE(mutant.description.empty()) << mutant.name;
+    EXPECT_EQ(find_mutant(mutant.name), &mutant);
+  }
+  EXPECT_GE(catalogue().size(), 40u);
+  EXPECT_EQ(find_mutant("no-such-mutant"), nullptr);
+}
+
+TEST(MutantCatalogue, CoversEveryFamilyOfTheIssue) {
+  std::set<std::string_view> families;
+  for (const Mutant& mutant : catalogue()) families.insert(mutant.family);
+  for (std::string_view family :
+       {"header", "version", "flags", "reserved", "offsets", "lengths", "padding", "truncation",
+        "names", "dtype-range", "big-endian", "packed", "bool", "e8m0", "float-values",
+        "closed-dtype", "opaque", "shape", "reporting", "encoder"})
+    EXPECT_TRUE(families.count(family)) << "no mutant in family " << family;
+}
+
+TEST(MutantAdapterProgram, ListsEveryMutantAndRefusesUnknownNames) {
+  const Program list = run_program("--list");
+  EXPECT_EQ(list.exit_code, 0);
+  std::istringstream lines(list.out);
+  std::vector<std::string> listed;
+  for (std::string line; std::getline(lines, line);) listed.push_back(line.substr(0, line.find(' ')));
+  ASSERT_EQ(listed.size(), catalogue().size()) << list.out;
+  for (std::size_t i = 0; i < listed.size(); ++i) EXPECT_EQ(listed[i], catalogue()[i].name);
+
+  EXPECT_EQ(run_program("--mutant no-such-mutant").exit_code, 2);
+  EXPECT_EQ(run_program("--mutant").exit_code, 2);
+  EXPECT_EQ(run_program("").exit_code, 2);
+  EXPECT_EQ(run_program("--bogus").exit_code, 2);
+}
+
+// Without this, a broken pipeline would "kill" every mutant.
+TEST(MutantKills, TheControlPassesEveryCase) {
+  const auto summary = run_against("--control");
+  ASSERT_FALSE(summary.results.empty());
+  for (const CaseResult* failed : failures(summary))
+    ADD_FAILURE() << failed->case_id << " " << conformance::to_string(failed->status) << ": "
+                  << failed->detail;
+  EXPECT_EQ(summary.exit_code, 0);
+}
+
+TEST(MutantKills, EveryMutantFailsACase) {
+  std::ostringstream table;
+  table << "mutant | killed? | failing results | first failing cases\n"
+        << "---|---|---|---\n";
+  std::size_t killed = 0;
+  for (const Mutant& mutant : catalogue()) {
+    const auto summary = run_against("--mutant " + std::string(mutant.name));
+    const auto failed = failures(summary);
+    std::string first;
+    for (std::size_t i = 0; i < failed.size() && i < 3; ++i)
+      first += (i ? ", " : "") + failed[i]->case_id + ":" + std::string(conformance::to_string(failed[i]->op));
+    table << mutant.name << " | " << (failed.empty() ? "SURVIVED" : "killed") << " | "
+          << failed.size() << " | " << first << "\n";
+    killed += !failed.empty();
+    EXPECT_FALSE(failed.empty()) << "mutant " << mutant.name << " survives the suite: "
+                                 << mutant.description << " (add a case that kills it)";
+    // A kill is a wrong answer, not a crash, hang or garbled reply of the pipeline.
+    for (const CaseResult* result : failed)
+      EXPECT_EQ(result->status, Status::kFail)
+          << mutant.name << " on " << result->case_id << ": " << result->detail;
+  }
+  table << "killed " << killed << " of " << catalogue().size() << " mutants\n";
+  std::cout << table.str();
+}
+
+}  // namespace
+}  // namespace kiln::mutants
