@@ -2,7 +2,7 @@
 
 #include <cstring>
 #include <string>
-#include <unordered_set>
+#include <algorithm>
 
 #include "kiln/dtype.hpp"
 #include "kiln/utf8.hpp"
@@ -205,9 +205,9 @@ class Decoder {
     if (auto bad = enforced(Rule::kFrameNameUtf8) ? find_invalid_utf8(name) : std::nullopt)
       return fail(Rule::kFrameNameUtf8, heap_start_ + name_offset + *bad, who,
                   "name is not valid UTF-8 at its byte " + num(*bad));
-    if (enforced(Rule::kFrameNameUnique) && !names_.insert(name).second)
-      return fail(Rule::kFrameNameUnique, at + entry::kNameOffset.offset, who,
-                  "name repeats an earlier tensor's name");
+    // Uniqueness is settled once for all names seen (first_repeated_name), at
+    // this point of the entry order; names_[i] is entry i's name.
+    if (checks_uniqueness_) names_.push_back(name);
 
     const std::uint64_t canonical_data = align_up(payload_cursor_, kPayloadAlign);
     if (data_offset != canonical_data) {
@@ -246,9 +246,17 @@ class Decoder {
     if (auto error = check_header()) return error;
     // The directory is present (payload_offset <= size), so this is O(input).
     block_.tensors.reserve(count_);
-    names_.reserve(count_);
-    for (std::uint32_t i = 0; i < count_; ++i)
-      if (auto error = check_entry(i)) return error;
+    // One tensor cannot repeat a name: skip the bookkeeping (and its allocation).
+    checks_uniqueness_ = count_ > 1 && enforced(Rule::kFrameNameUnique);
+    if (checks_uniqueness_) names_.reserve(count_);
+    for (std::uint32_t i = 0; i < count_; ++i) {
+      if (auto error = check_entry(i)) {
+        // A repeat among the names already read comes earlier in directory order.
+        if (auto repeat = first_repeated_name()) return repeat;
+        return error;
+      }
+    }
+    if (auto repeat = first_repeated_name()) return repeat;
     if (enforced(Rule::kFrameHeapLength) && heap_cursor_ != heap_length_)
       return fail(Rule::kFrameHeapLength, header::kHeapLength.offset, std::nullopt,
                   "heap_length is " + num(heap_length_) + ", the heap segments end at " +
@@ -263,6 +271,24 @@ class Decoder {
                   "payload_length is " + num(payload_length_) + ", the last payload ends at " +
                       num(payload_cursor_));
     return std::nullopt;
+  }
+
+  // The first entry whose name equals an earlier entry's. Sorting, not hashing:
+  // O(n log n) comparisons whatever names an adversary picks, and no allocation
+  // per name.
+  Failure first_repeated_name() const {
+    if (names_.size() < 2) return std::nullopt;
+    std::vector<std::uint32_t> order(names_.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return names_[a] < names_[b]; });
+    std::optional<std::uint32_t> first;
+    for (std::size_t k = 1; k < order.size(); ++k)
+      if (names_[order[k]] == names_[order[k - 1]] && (!first || order[k] < *first))
+        first = order[k];
+    if (!first) return std::nullopt;
+    return fail(Rule::kFrameNameUnique, entry_start(*first) + entry::kNameOffset.offset, *first,
+                "name repeats an earlier tensor's name");
   }
 
   Failure check_tensor_type(std::uint32_t index, const TensorView& tensor) const {
@@ -368,7 +394,8 @@ class Decoder {
   std::uint64_t payload_length_ = 0;
   std::uint64_t heap_cursor_ = 0;     // heap-relative end of the previous segment
   std::uint64_t payload_cursor_ = 0;  // payload-relative end of the previous payload
-  std::unordered_set<std::string_view> names_;
+  bool checks_uniqueness_ = false;
+  std::vector<std::string_view> names_;
   BlockView block_;
 };
 
