@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 TARGET ?= fuzz_decode
 SECONDS ?= 600
 
-.PHONY: all deps build run test test-sanitize test-long fuzz fuzz-ci clean
+.PHONY: all deps build run test test-sanitize test-long fuzz fuzz-ci bench clean
 
 all: build
 
@@ -37,6 +37,10 @@ test-sanitize: deps
 # Long-running checks (RapidCheck with many more cases): not part of `make test`.
 test-long: build
 	@ctest --test-dir $(BUILD) --output-on-failure -L long
+
+# Every Google Benchmark program; ratios against their aims; results in bench/results/.
+bench: build
+	@bench/run-benchmarks $(BUILD)
 
 # libFuzzer with ASan+UBSan (clang-14): one target for SECONDS, JOBS workers.
 fuzz: deps
