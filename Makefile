@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 TARGET ?= fuzz_decode
 SECONDS ?= 600
 
-.PHONY: all deps build run test test-sanitize test-long fuzz fuzz-ci bench clean
+.PHONY: all deps build run test test-sanitize test-long fuzz fuzz-ci bench check-big-endian clean
 
 all: build
 
@@ -38,6 +38,11 @@ test-sanitize: deps
 test-long: build
 	@ctest --test-dir $(BUILD) --output-on-failure -L long
 
+# The reference and its adapter cross-built for s390x (big-endian), run under
+# qemu-user and certified by the host's runner.
+check-big-endian: build
+	@scripts/check-big-endian $(BUILD)
+
 # Every Google Benchmark program; ratios against their aims; results in bench/results/.
 bench: build
 	@bench/run-benchmarks $(BUILD)
@@ -51,4 +56,4 @@ fuzz-ci: deps
 	@fuzz/run-fuzzers --ci
 
 clean:
-	rm -rf $(BUILD) $(SANITIZE_BUILD) build-fuzz
+	rm -rf $(BUILD) $(SANITIZE_BUILD) build-fuzz build-s390x
