@@ -326,7 +326,7 @@ class Decoder {
     const auto dimension = [&](std::size_t axis) { return tensor.dimension(axis); };
     const auto product = shape_product(tensor.rank, dimension);
     if (!product && enforced(Rule::kTypeShapeOverflow))
-      return fail(Rule::kTypeShapeOverflow, payload_at_shape(tensor), who,
+      return fail(Rule::kTypeShapeOverflow, shape_at(tensor), who,
                   "shape product exceeds 2^64 - 1");
     // Waived, an overflowing product wraps, as unchecked arithmetic would.
     const std::uint64_t count = product ? *product : wrapped_product(tensor.rank, dimension);
@@ -375,7 +375,7 @@ class Decoder {
     return std::nullopt;
   }
 
-  std::uint64_t payload_at_shape(const TensorView& tensor) const {
+  std::uint64_t shape_at(const TensorView& tensor) const {
     return static_cast<std::uint64_t>(tensor.shape_bytes - in_.data());
   }
 

@@ -96,6 +96,32 @@ TEST(LenientDecode, HeapAndPayloadBoundsHoldWithTheirTotalsWaived) {
   EXPECT_EQ(payload.error().rule, Rule::kFramePayloadLength);
 }
 
+TEST(LenientDecode, EachSingleWaiverNeverReadsOutsideTheInputAndFailsOnlyOnOtherRules) {
+  // The mutants waive one rule at a time: mixed paths that waiving all never takes.
+  const BlockDescription mixed =
+      block({tensor("a", 2, {1}, {0, 0, 0x80, 0x3f}), tensor("b", 17, {3}, {0x21, 0x03}),
+             tensor("q", 4096, {7}, Bytes(36, 1), "Q4_K", 18), tensor("c", 7, {}, {1})});
+  const Bytes valid = bytes_of(mixed);
+  std::mt19937_64 random(7);
+  for (const RuleInfo& info : all_rules()) {
+    if (!is_waivable(info.rule)) continue;
+    const DecodeOptions single = waiving({info.rule});
+    for (int round = 0; round < 3000; ++round) {
+      Bytes bytes = valid;
+      const int edits = 1 + static_cast<int>(random() % 3);
+      for (int edit = 0; edit < edits; ++edit)
+        bytes[random() % bytes.size()] = static_cast<std::uint8_t>(random());
+      const auto lenient = decode(bytes, single);
+      if (lenient.ok()) continue;
+      ASSERT_LE(lenient.error().offset, bytes.size()) << info.id;
+      const Rule rule = lenient.error().rule;
+      ASSERT_TRUE(rule != info.rule || rule == Rule::kFrameHeapLength ||
+                  rule == Rule::kFramePayloadLength)
+          << info.id << " was waived but reported";
+    }
+  }
+}
+
 TEST(LenientDecode, RandomDamageNeverReadsOutsideTheInput) {
   // Run under ASan in CI: any out-of-bounds read fails the test run.
   const Bytes valid = bytes_of(kTwoTensors);

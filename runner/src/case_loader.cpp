@@ -6,6 +6,8 @@
 #include <fstream>
 #include <map>
 #include <regex>
+
+#include "kiln/conformance/short_match.hpp"
 #include <set>
 #include <sstream>
 
@@ -36,8 +38,9 @@ void require_map(const YAML::Node& node, const std::string& what) {
 void check_keys(const YAML::Node& map, const std::set<std::string>& allowed,
                 const std::string& what) {
   for (const auto& item : map) {
+    if (!item.first.IsScalar()) invalid(item.first, "a key in " + what + " must be a scalar");
     const std::string key = item.first.Scalar();
-    if (!item.first.IsScalar() || !allowed.count(key))
+    if (!allowed.count(key))
       invalid(item.first, "unknown key '" + key + "' in " + what);
   }
 }
@@ -172,7 +175,7 @@ Fault fault_node(const YAML::Node& node, std::size_t tensor_count) {
     static const std::regex kTarget(R"(^(header|tensor\[([0-9]+)\])\.([a-z0-9_]+)$)");
     const std::string target = scalar(node["set"], "set");
     std::smatch match;
-    if (!std::regex_match(target, match, kTarget))
+    if (!short_match(target, match, kTarget))
       invalid(node["set"], "set names header.<field> or tensor[i].<field>, not '" + target + "'");
     SetField set;
     const bool in_entry = match[1].str() != "header";
@@ -252,7 +255,10 @@ Case case_node(const YAML::Node& root, const std::string& display_name) {
   const YAML::Node id = required(root, "id", "the case");
   c.id = scalar(id, "id");
   static const std::regex kId("^kiln-v2-[a-z0-9]+(-[a-z0-9]+)*$");
-  if (!std::regex_match(c.id, kId))
+  if (c.id.size() > kLongestToken)
+    invalid(id, "id is " + std::to_string(c.id.size()) + " characters long, more than " +
+                    std::to_string(kLongestToken));
+  if (!short_match(c.id, kId))
     invalid(id, "id '" + c.id + "' is not lower-case kiln-v2-[a-z0-9-]");
   c.summary = scalar(required(root, "summary", "the case"), "summary");
   if (c.summary.empty() || c.summary.find('\n') != std::string::npos)
@@ -262,7 +268,10 @@ Case case_node(const YAML::Node& root, const std::string& display_name) {
   for (const auto& rule : rules) c.rules.push_back(rule_scalar(rule));
   c.source = scalar(required(root, "source", "the case"), "source");
   static const std::regex kSource("^(seed (000|001|002) kiln-v2-[a-z0-9-]+|brief|suite)$");
-  if (!std::regex_match(c.source, kSource))
+  if (c.source.size() > kLongestToken)
+    invalid(root["source"], "source is " + std::to_string(c.source.size()) +
+                                " characters long, more than " + std::to_string(kLongestToken));
+  if (!short_match(c.source, kSource))
     invalid(root["source"], "source is 'seed NNN <case id>', 'brief' or 'suite'");
   const std::string level = scalar(required(root, "level", "the case"), "level");
   if (level == "required") c.level = Level::kRequired;
@@ -274,8 +283,17 @@ Case case_node(const YAML::Node& root, const std::string& display_name) {
   }
   const YAML::Node tensors = required(root, "tensors", "the case");
   if (!tensors.IsSequence()) invalid(tensors, "tensors is a sequence");
-  for (std::size_t i = 0; i < tensors.size(); ++i)
+  // Aliases can repeat one large tensor many times: bound what a file expands to.
+  constexpr std::uint64_t kMaxDescriptionBytes = std::uint64_t{256} << 20;
+  std::uint64_t described_bytes = 0;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
     c.description.tensors.push_back(tensor_node(tensors[i], i));
+    const auto& tensor = c.description.tensors.back();
+    described_bytes += tensor.payload.size() + 8 * tensor.shape.size() + tensor.name.size() +
+                       tensor.layout.size();
+    if (described_bytes > kMaxDescriptionBytes)
+      invalid(tensors[i], "the description exceeds 256 MiB; not a case");
+  }
   if (const YAML::Node faults = root["faults"]) {
     if (!faults.IsSequence() || faults.size() == 0) invalid(faults, "faults is a non-empty sequence");
     for (const auto& fault : faults)
@@ -320,8 +338,9 @@ std::variant<Case, CaseError> load_case_file(const std::filesystem::path& file,
   // Case files are small; a bound keeps a stray huge file from exhausting memory.
   constexpr std::uintmax_t kMaxCaseFileBytes = 64u << 20;
   std::error_code size_error;
-  if (std::filesystem::file_size(file, size_error) > kMaxCaseFileBytes)
-    return error_at(0, 0, "larger than 64 MiB; not a case file");
+  const auto size = std::filesystem::file_size(file, size_error);
+  if (size_error) return error_at(0, 0, "cannot read the file's size: " + size_error.message());
+  if (size > kMaxCaseFileBytes) return error_at(0, 0, "larger than 64 MiB; not a case file");
   try {
     const YAML::Node root = YAML::Load(stream);
     return case_node(root, display_name);
@@ -329,6 +348,8 @@ std::variant<Case, CaseError> load_case_file(const std::filesystem::path& file,
     return error_at(problem.mark.line + 1, problem.mark.column + 1, problem.message);
   } catch (const YAML::Exception& problem) {
     return error_at(problem.mark.line + 1, problem.mark.column + 1, problem.msg);
+  } catch (const std::exception& problem) {  // out of memory, say: an error, never an abort
+    return error_at(1, 1, std::string("cannot load: ") + problem.what());
   }
 }
 

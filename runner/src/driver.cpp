@@ -60,17 +60,19 @@ class ProcessDriver final : public Driver {
     Exchange problem = round_trip(line, process, reply, adapter_stderr);
     if (!options_.one_shot) process_ = std::move(process);
     else if (process) process->kill();
-    if (problem.kind != Exchange::Kind::kReply) {
-      detail = problem.detail;
-      process_.reset();
-      return std::nullopt;
-    }
-    auto parsed = protocol::parse_hello_reply(reply);
+    auto parsed = problem.kind == Exchange::Kind::kReply
+                      ? protocol::parse_hello_reply(reply)
+                      : protocol::Expected<protocol::Hello>::failure(problem.detail);
     if (!parsed) {
-      detail = "hello reply: " + parsed.error();
+      detail = problem.kind == Exchange::Kind::kReply ? "hello reply: " + parsed.error()
+                                                      : parsed.error();
       process_.reset();
+      // Every failed start counts, the run's first hello included.
+      ++start_failures_;
+      last_start_failure_ = detail;
       return std::nullopt;
     }
+    start_failures_ = 0;
     return parsed.value();
   }
 
@@ -87,12 +89,8 @@ class ProcessDriver final : public Driver {
                            std::to_string(start_failures_) + " times in a row (" +
                            last_start_failure_ + ")");
       std::string detail;
-      if (!hello(detail)) {
-        ++start_failures_;
-        last_start_failure_ = detail;
+      if (!hello(detail))
         return failure(Exchange::Kind::kCrash, "restart failed during hello: " + detail);
-      }
-      start_failures_ = 0;
     }
 
     std::string reply;
@@ -137,7 +135,7 @@ class ProcessDriver final : public Driver {
     const auto echoed = reply.find("case");
     if (echoed == reply.end()) return std::nullopt;
     if (!echoed->is_string() || echoed->get<std::string>() != case_id(request))
-      return "the reply answers case " + echoed->dump() + ", not \"" + case_id(request) + "\"";
+      return "the reply answers case " + excerpt(echoed->dump()) + ", not \"" + case_id(request) + "\"";
     return std::nullopt;
   }
 

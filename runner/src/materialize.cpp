@@ -2,6 +2,8 @@
 
 #include <regex>
 
+#include "kiln/conformance/short_match.hpp"
+
 #include "kiln/conformance/values.hpp"
 
 namespace kiln::conformance {
@@ -24,7 +26,7 @@ std::variant<std::uint64_t, std::string> base_position(const std::string& base,
   if (base == "end") return placement.size;
   static const std::regex kTensorPart(R"(^tensor\[([0-9]+)\]\.([a-z_]+)$)");
   std::smatch match;
-  if (!std::regex_match(base, match, kTensorPart)) return "unknown anchor '" + base + "'";
+  if (!short_match(base, match, kTensorPart)) return "unknown anchor '" + base + "'";
   const auto index = parse_u64(match[1].str());  // no stoull: 20 digits must not throw
   if (!index || *index >= placement.tensors.size())
     return "anchor '" + base + "' names a tensor the description does not have";
@@ -47,7 +49,7 @@ std::variant<std::uint64_t, std::string> resolve_anchor(const Anchor& anchor,
   if (auto absolute = parse_u64(anchor.text)) return *absolute;
   static const std::regex kAnchor(R"(^([a-z_]+(\[[0-9]+\]\.[a-z_]+)?)(([+-])([0-9]+))?$)");
   std::smatch match;
-  if (!std::regex_match(anchor.text, match, kAnchor))
+  if (!short_match(anchor.text, match, kAnchor))
     return "anchor '" + anchor.text + "' is not <base>[+-N] or an offset";
   auto base = base_position(match[1].str(), placement);
   if (auto* problem = std::get_if<std::string>(&base)) return *problem;

@@ -7,7 +7,7 @@
 namespace kiln::conformance {
 namespace {
 
-// XML 1.0 cannot carry most control characters even escaped: they are dropped.
+// XML 1.0 cannot carry most control characters even escaped: they become '?'.
 std::string xml_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());

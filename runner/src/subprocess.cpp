@@ -45,6 +45,10 @@ std::string BoundedTail::take() {
 }
 
 std::unique_ptr<Subprocess> Subprocess::start(const std::string& command, std::string& error) {
+  // An adapter that exits while we write must give EPIPE (a failed case), not a
+  // SIGPIPE that ends the runner and loses every result.
+  static const bool ignoring_sigpipe = [] { return signal(SIGPIPE, SIG_IGN) != SIG_ERR; }();
+  (void)ignoring_sigpipe;
   int in_pipe[2], out_pipe[2], err_pipe[2];
   if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0 ||
       pipe2(err_pipe, O_CLOEXEC) != 0) {

@@ -71,6 +71,8 @@ std::optional<std::uint64_t> float_bits(unsigned width, double value) {
     }
   }
   if (width == 8) return std::bit_cast<std::uint64_t>(value);
+  // Converting a double outside float's range is undefined: such a value is not exact anyway.
+  if (std::fabs(value) > std::numeric_limits<float>::max() && !std::isinf(value)) return std::nullopt;
   const float single = static_cast<float>(value);
   if (static_cast<double>(single) != value) return std::nullopt;
   return std::bit_cast<std::uint32_t>(single);

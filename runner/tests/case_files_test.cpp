@@ -95,6 +95,21 @@ std::vector<BrokenFile> broken_files() {
   files.push_back({"rule_of_the_wrong_class",
                    join(rejecting("TYPE", "FRAME-MAGIC", with_line(3, "rules: [FRAME-MAGIC]"))), 14,
                    9, "rule FRAME-MAGIC is not of class TYPE"});
+  // A hostile id of 200,000 characters once exhausted std::regex's recursion.
+  files.push_back({"id_too_long_to_be_an_id",
+                   join(with_line(1, "id: kiln-v2-" + std::string(200000, 'a'))), 1, 5,
+                   "id is 200008 characters long, more than 256"});
+  files.push_back({"source_too_long", join(with_line(4, "source: seed 000 kiln-v2-" +
+                                                            std::string(200000, 'b'))),
+                   4, 9, "source is 200017 characters long, more than 256"});
+  {
+    auto lines = valid_lines();
+    lines[7] = "    dtype: f32";
+    lines[8] = "    shape: [1]";
+    lines[9] = "    values: [1e300]";
+    files.push_back({"f32_value_beyond_float_range", join(lines), 10, 14,
+                     "1e300 is not exactly representable as f32"});
+  }
   files.push_back({"u8_value_out_of_range", join(with_line(10, "    values: [1, 256]")), 10, 17,
                    "256 is not an unsigned 8-bit integer for u8"});
   {

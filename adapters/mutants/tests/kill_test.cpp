@@ -57,14 +57,15 @@ Program run_program(const std::string& arguments) {
   return run;
 }
 
-TEST(MutantCatalogue, HasAtLeastFortyUniquelyNamedDocumentedMutants) {
+TEST(MutantCatalogue, HoldsTheSeventyNineDocumentedMutantsUniquelyNamed) {
   std::set<std::string_view> names;
   for (const Mutant& mutant : catalogue()) {
     EXPECT_TRUE(names.insert(mutant.name).second) << "duplicate mutant " << mutant.name;
     EXPECT_FALSE(mutant.description.empty()) << mutant.name;
     EXPECT_EQ(find_mutant(mutant.name), &mutant);
   }
-  EXPECT_GE(catalogue().size(), 40u);
+  // The catalogue the README's kill table lists; a mutant lost by accident fails here.
+  EXPECT_EQ(catalogue().size(), 79u);
   EXPECT_EQ(find_mutant("no-such-mutant"), nullptr);
 }
 
