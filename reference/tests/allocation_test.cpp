@@ -113,6 +113,30 @@ TEST(DeclaredSizes, PayloadOf2To62BytesInA192ByteBlockAllocatesLittle) {
   EXPECT_LT(largest, kSmall);
 }
 
+TEST(DeclaredSizes, HeapAndNameLengthsNear2To32InASmallBlockAllocateLittle) {
+  // heap_length 2^32 - 8 with the payload_offset it implies: the heap is missing.
+  Bytes bytes = bytes_of(block({tensor("x", 9, {1}, {1})}));
+  const std::uint64_t heap = 0xFFFFFFF8u;
+  ASSERT_TRUE(write_field(bytes, 0, header::kHeapLength, heap));
+  ASSERT_TRUE(write_field(bytes, 0, header::kPayloadOffset,
+                          align_up(entry_start(1) + heap, kPayloadAlign)));
+  {
+    std::optional<Error> error;
+    const std::size_t largest = largest_allocation_in_decode(bytes, error);
+    ASSERT_TRUE(error);
+    EXPECT_EQ(error->rule, Rule::kFrameTruncated);
+    EXPECT_LT(largest, kSmall);
+  }
+  // name_length 2^32 - 1 in an intact frame: the name runs past the heap.
+  Bytes named = bytes_of(block({tensor("x", 9, {1}, {1})}));
+  ASSERT_TRUE(write_field(named, entry_start(0), entry::kNameLength, 0xFFFFFFFFu));
+  std::optional<Error> error;
+  const std::size_t largest = largest_allocation_in_decode(named, error);
+  ASSERT_TRUE(error);
+  EXPECT_TRUE(matches(*error, Expected{Rule::kFrameHeapLength, 12, 0u}));
+  EXPECT_LT(largest, kSmall);
+}
+
 TEST(DeclaredSizes, TensorCount2To32Minus1InA64ByteBlockAllocatesLittle) {
   const std::uint64_t count = 0xFFFFFFFFu;
   Bytes bytes = bytes_of(block({}));
