@@ -208,6 +208,26 @@ TEST(Dtypes, FindByCodeAndByName) {
   EXPECT_EQ(find_dtype("bool")->values, ValueRule::kBoolByte);
 }
 
+TEST(Dtypes, FloatLayoutsAreTheIeeeFields) {
+  const auto f16 = float_layout(*find_dtype("f16"));
+  ASSERT_TRUE(f16);
+  EXPECT_EQ(f16->sign_mask, 0x8000u);
+  EXPECT_EQ(f16->exponent_mask, 0x7C00u);
+  EXPECT_EQ(f16->fraction_mask, 0x03FFu);
+  EXPECT_EQ(f16->quiet_bit, 0x0200u);
+  const auto bf16 = float_layout(*find_dtype("bf16"));
+  ASSERT_TRUE(bf16);
+  EXPECT_EQ(bf16->exponent_mask, 0x7F80u);
+  EXPECT_EQ(bf16->fraction_mask, 0x007Fu);
+  const auto f64 = float_layout(*find_dtype("f64"));
+  ASSERT_TRUE(f64);
+  EXPECT_EQ(f64->exponent_mask | f64->quiet_bit, 0x7FF8000000000000u);  // the quiet NaN
+  EXPECT_EQ(float_layout(*find_dtype("f32"))->fraction_bits, 23u);
+  std::size_t floats = 0;
+  for (const DtypeInfo& info : kDtypes) floats += float_layout(info).has_value();
+  EXPECT_EQ(floats, 4u);  // f8, e2m1 and e8m0 are stored bits, not IEEE fields
+}
+
 TEST(Dtypes, ClassifyCodeBoundaries) {
   EXPECT_EQ(classify_code(0), CodeClass::kZero);
   EXPECT_EQ(classify_code(1), CodeClass::kClosed);

@@ -50,48 +50,29 @@ std::optional<double> parse_double(std::string_view text) {
   return value;
 }
 
-// The IEEE binary16 value of bits h, exactly (every half is a double).
-double half_value(std::uint16_t h) {
-  const int exponent = (h >> 10) & 0x1F;
-  const int mantissa = h & 0x3FF;
-  double magnitude = exponent == 0 ? std::ldexp(mantissa, -24)
-                                   : std::ldexp(1024 + mantissa, exponent - 25);
-  if (exponent == 0x1F) magnitude = mantissa ? std::numeric_limits<double>::quiet_NaN()
-                                             : std::numeric_limits<double>::infinity();
-  return (h & 0x8000) ? -magnitude : magnitude;
-}
-
-// Exact float conversions; nullopt when the value would round.
-std::optional<std::uint64_t> float_bits(unsigned width, double value) {
-  if (std::isnan(value)) {  // .nan: the positive quiet NaN with payload 0
-    switch (width) {
-      case 8: return 0x7FF8000000000000ull;
-      case 4: return 0x7FC00000u;
-      default: return std::nullopt;  // 2-byte NaNs are spelled as raw bits
-    }
-  }
-  if (width == 8) return std::bit_cast<std::uint64_t>(value);
-  // Converting a double outside float's range is undefined: such a value is not exact anyway.
-  if (std::fabs(value) > std::numeric_limits<float>::max() && !std::isinf(value)) return std::nullopt;
-  const float single = static_cast<float>(value);
-  if (static_cast<double>(single) != value) return std::nullopt;
-  return std::bit_cast<std::uint32_t>(single);
-}
-
-std::optional<std::uint64_t> half_bits(double value) {
-  if (std::isnan(value)) return 0x7E00;
-  const std::uint16_t sign = std::signbit(value) ? 0x8000 : 0;
+// The bits of value in a binary float layout, exactly; nullopt when it would
+// round or overflow. .nan is the positive quiet NaN with payload 0.
+std::optional<std::uint64_t> exact_float_bits(const FloatLayout& layout, double value) {
+  const std::uint64_t sign = std::signbit(value) ? layout.sign_mask : 0;
+  if (std::isnan(value)) return layout.exponent_mask | layout.quiet_bit;
+  if (std::isinf(value)) return sign | layout.exponent_mask;
+  if (layout.bits == 64) return std::bit_cast<std::uint64_t>(value);
   const double magnitude = std::fabs(value);
-  for (std::uint32_t h = 0; h <= 0x7C00; ++h)  // every finite magnitude and +inf
-    if (half_value(static_cast<std::uint16_t>(h)) == magnitude) return sign | h;
-  return std::nullopt;
-}
-
-std::optional<std::uint64_t> bfloat_bits(double value) {
-  if (std::isnan(value)) return 0x7FC0;
-  auto single = float_bits(4, value);
-  if (!single || (*single & 0xFFFF) != 0) return std::nullopt;
-  return *single >> 16;
+  if (magnitude == 0) return sign;
+  const int bias = (1 << (layout.exponent_bits - 1)) - 1;
+  int exponent = 0;
+  std::frexp(magnitude, &exponent);
+  const int unbiased = exponent - 1;  // magnitude = 1.f * 2^unbiased
+  if (unbiased > bias) return std::nullopt;
+  const bool normal = unbiased >= 1 - bias;
+  // Scale so that one unit in the last place is 1; scaling by a power of two is exact.
+  const int unit_exponent = (normal ? unbiased : 1 - bias) - static_cast<int>(layout.fraction_bits);
+  const double significand = std::ldexp(magnitude, -unit_exponent);
+  if (significand != std::floor(significand)) return std::nullopt;
+  const auto units = static_cast<std::uint64_t>(significand);
+  if (!normal) return sign | units;
+  const auto biased = static_cast<std::uint64_t>(unbiased + bias);
+  return sign | (biased << layout.fraction_bits) | (units & layout.fraction_mask);
 }
 
 }  // namespace
@@ -161,11 +142,7 @@ std::optional<std::uint64_t> element_bits(const DtypeInfo& dtype, std::string_vi
     case Numeric::kFloat: {
       auto value = parse_double(text);
       std::optional<std::uint64_t> result;
-      if (value) {
-        if (dtype.name == "f16") result = half_bits(*value);
-        else if (dtype.name == "bf16") result = bfloat_bits(*value);
-        else result = float_bits(dtype.width, *value);
-      }
+      if (value) result = exact_float_bits(*float_layout(dtype), *value);
       if (!result) {
         error = std::string(text) + " is not exactly representable as " + name +
                 " (write the raw bits as \"0x...\")";

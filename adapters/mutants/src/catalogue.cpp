@@ -203,34 +203,20 @@ Mutant check_types(std::string_view name, std::string_view family, std::string_v
 
 // ---- IEEE bit patterns, for the value bugs ----
 
-struct FloatBits {
-  std::uint16_t code;
-  std::uint8_t width;
-  std::uint64_t sign, exponent, fraction, quiet;
-};
-
-std::vector<FloatBits> ieee_formats() {
-  return {
-      {code_of("f64"), 8, 1ull << 63, 0x7FF0000000000000ull, 0x000FFFFFFFFFFFFFull, 1ull << 51},
-      {code_of("f32"), 4, 1ull << 31, 0x7F800000ull, 0x007FFFFFull, 1ull << 22},
-      {code_of("f16"), 2, 1ull << 15, 0x7C00ull, 0x03FFull, 1ull << 9},
-      {code_of("bf16"), 2, 1ull << 15, 0x7F80ull, 0x007Full, 1ull << 6},
-  };
-}
-
 // A value bug: every element of every IEEE tensor goes through `change`.
 Mutant on_floats(std::string_view name, std::string_view description,
-                 std::uint64_t (*change)(const FloatBits&, std::uint64_t)) {
+                 std::uint64_t (*change)(const FloatLayout&, std::uint64_t)) {
   Mutant mutant = make(name, "float-values", description);
   mutant.alter_accepted = [change](BlockDescription& block, ByteSpan) {
-    for (auto& tensor : block.tensors)
-      for (const FloatBits& format : ieee_formats()) {
-        if (tensor.dtype != format.code) continue;
-        for (std::size_t at = 0; at + format.width <= tensor.payload.size(); at += format.width) {
-          std::uint8_t* element = tensor.payload.data() + at;
-          store_le(element, format.width, change(format, load_le(element, format.width)));
-        }
+    for (auto& tensor : block.tensors) {
+      const DtypeInfo* dtype = find_dtype(tensor.dtype);
+      const auto layout = dtype ? float_layout(*dtype) : std::nullopt;
+      if (!layout) continue;
+      for (std::size_t at = 0; at + dtype->width <= tensor.payload.size(); at += dtype->width) {
+        std::uint8_t* element = tensor.payload.data() + at;
+        store_le(element, dtype->width, change(*layout, load_le(element, dtype->width)));
       }
+    }
   };
   return mutant;
 }
@@ -591,18 +577,20 @@ std::vector<Mutant> build_catalogue() {
                                tensor.payload.end();
                   }));
   add(on_floats("nan-quieted", "signalling NaNs come back quiet (the quiet bit set)",
-                [](const FloatBits& f, std::uint64_t bits) {
-                  const bool nan = (bits & f.exponent) == f.exponent && (bits & f.fraction) != 0;
-                  return nan ? bits | f.quiet : bits;
+                [](const FloatLayout& f, std::uint64_t bits) {
+                  const bool nan =
+                      (bits & f.exponent_mask) == f.exponent_mask && (bits & f.fraction_mask) != 0;
+                  return nan ? bits | f.quiet_bit : bits;
                 }));
   add(on_floats("negative-zero-flipped", "-0.0 comes back as +0.0",
-                [](const FloatBits& f, std::uint64_t bits) {
-                  return bits == f.sign ? std::uint64_t{0} : bits;
+                [](const FloatLayout& f, std::uint64_t bits) {
+                  return bits == f.sign_mask ? std::uint64_t{0} : bits;
                 }));
   add(on_floats("denormals-flushed", "subnormal values come back as zero of the same sign",
-                [](const FloatBits& f, std::uint64_t bits) {
-                  const bool subnormal = (bits & f.exponent) == 0 && (bits & f.fraction) != 0;
-                  return subnormal ? bits & f.sign : bits;
+                [](const FloatLayout& f, std::uint64_t bits) {
+                  const bool subnormal =
+                      (bits & f.exponent_mask) == 0 && (bits & f.fraction_mask) != 0;
+                  return subnormal ? bits & f.sign_mask : bits;
                 }));
   add(missing("closed-layout-accepted", "closed-dtype", "a closed dtype may carry a layout name",
               Rule::kTypeClosedLayout));
