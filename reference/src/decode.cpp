@@ -78,6 +78,20 @@ class Decoder {
     return Error{rule, offset, tensor, std::move(message)};
   }
 
+  // Every offset field must hold its canonical value. Waived, the reader goes on
+  // from the canonical value, as one that never read the field would.
+  Failure settle_offset(Rule rule, const Field& field, std::uint64_t base,
+                        std::optional<std::uint32_t> who, std::uint64_t& value,
+                        std::uint64_t canonical) const {
+    if (value == canonical) return std::nullopt;
+    if (enforced(rule))
+      return fail(rule, base + field.offset, who,
+                  std::string(field.name) + " is " + num(value) + ", canonical is " +
+                      num(canonical));
+    value = canonical;
+    return std::nullopt;
+  }
+
   std::uint64_t header_field(const Field& field) const {
     return load_le(in_.data() + field.offset, field.width);
   }
@@ -121,13 +135,9 @@ class Decoder {
     // u32 count and length: the sum stays far below 2^64.
     heap_start_ = entry_start(count_);
     const std::uint64_t canonical = align_up(heap_start_ + heap_length_, kPayloadAlign);
-    if (payload_offset_ != canonical) {
-      if (enforced(Rule::kFramePayloadOffset))
-        return fail(Rule::kFramePayloadOffset, header::kPayloadOffset.offset, std::nullopt,
-                    "payload_offset is " + num(payload_offset_) + ", canonical is " +
-                        num(canonical));
-      payload_offset_ = canonical;  // waived: read where the payloads belong
-    }
+    if (auto error = settle_offset(Rule::kFramePayloadOffset, header::kPayloadOffset, 0,
+                                   std::nullopt, payload_offset_, canonical))
+      return error;
     if (size < payload_offset_)
       return fail(Rule::kFrameTruncated, size, std::nullopt,
                   "input ends at byte " + num(size) + ", before payload_offset " +
@@ -166,28 +176,16 @@ class Decoder {
     if (enforced(Rule::kFrameNameEmpty) && name_length == 0)
       return fail(Rule::kFrameNameEmpty, at + entry::kNameLength.offset, who,
                   "name_length is 0");
-    if (shape_offset != heap_cursor_) {
-      if (enforced(Rule::kFrameShapeOffset))
-        return fail(Rule::kFrameShapeOffset, at + entry::kShapeOffset.offset, who,
-                    "shape_offset is " + num(shape_offset) + ", canonical is " + num(heap_cursor_));
-      shape_offset = heap_cursor_;
-    }
-    const std::uint64_t canonical_name = heap_cursor_ + kDimensionSize * rank;
-    if (name_offset != canonical_name) {
-      if (enforced(Rule::kFrameNameOffset))
-        return fail(Rule::kFrameNameOffset, at + entry::kNameOffset.offset, who,
-                    "name_offset is " + num(name_offset) + ", canonical is " +
-                        num(canonical_name));
-      name_offset = canonical_name;
-    }
-    const std::uint64_t canonical_layout = layout_length == 0 ? 0 : name_offset + name_length;
-    if (layout_offset != canonical_layout) {
-      if (enforced(Rule::kFrameLayoutOffset))
-        return fail(Rule::kFrameLayoutOffset, at + entry::kLayoutOffset.offset, who,
-                    "layout_offset is " + num(layout_offset) + ", canonical is " +
-                        num(canonical_layout));
-      layout_offset = canonical_layout;
-    }
+    if (auto error = settle_offset(Rule::kFrameShapeOffset, entry::kShapeOffset, at, who,
+                                   shape_offset, heap_cursor_))
+      return error;
+    if (auto error = settle_offset(Rule::kFrameNameOffset, entry::kNameOffset, at, who,
+                                   name_offset, heap_cursor_ + kDimensionSize * rank))
+      return error;
+    if (auto error = settle_offset(Rule::kFrameLayoutOffset, entry::kLayoutOffset, at, who,
+                                   layout_offset,
+                                   layout_length == 0 ? 0 : name_offset + name_length))
+      return error;
     // Every term is at most 2^32 * 8: no overflow.
     const std::uint64_t content_end = name_offset + name_length + layout_length;
     const std::uint64_t segment_end = align_up(content_end, kHeapAlign);
@@ -209,14 +207,9 @@ class Decoder {
     // this point of the entry order; names_[i] is entry i's name.
     if (checks_uniqueness_) names_.push_back(name);
 
-    const std::uint64_t canonical_data = align_up(payload_cursor_, kPayloadAlign);
-    if (data_offset != canonical_data) {
-      if (enforced(Rule::kFrameDataOffset))
-        return fail(Rule::kFrameDataOffset, at + entry::kDataOffset.offset, who,
-                    "data_offset is " + num(data_offset) + ", canonical is " +
-                        num(canonical_data));
-      data_offset = canonical_data;
-    }
+    if (auto error = settle_offset(Rule::kFrameDataOffset, entry::kDataOffset, at, who,
+                                   data_offset, align_up(payload_cursor_, kPayloadAlign)))
+      return error;
     if (data_offset > payload_length_ || byte_length > payload_length_ - data_offset)
       return fail(Rule::kFramePayloadLength, header::kPayloadLength.offset, who,
                   "payload at " + num(data_offset) + " of " + num(byte_length) +
