@@ -12,6 +12,8 @@
 #include "kiln/protocol.hpp"
 #include "seed_blocks.hpp"
 
+#include "program_run.hpp"
+
 namespace kiln::protocol {
 namespace {
 
@@ -19,12 +21,8 @@ using testing::kU4Hex;
 using testing::kU4TensorJson;
 using testing::lines_of;
 
-struct ProcessResult {
-  std::string out;
-  int exit_code = -1;
-};
+using ProcessResult = kiln::testing::ProgramRun;
 
-// Runs the adapter with input on stdin (from a file, so no pipe can deadlock).
 ProcessResult run_adapter(const std::string& arguments, const std::string& input) {
   const auto input_path = std::filesystem::temp_directory_path() /
                           ("kiln-adapter-test-" + std::to_string(::getpid()) + ".jsonl");
@@ -34,13 +32,7 @@ ProcessResult run_adapter(const std::string& arguments, const std::string& input
   }
   const std::string command = std::string("'") + KILN_REFERENCE_ADAPTER + "' " + arguments +
                               " < '" + input_path.string() + "' 2>/dev/null";
-  ProcessResult run;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return run;
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const ProcessResult run = kiln::testing::run_shell_command(command);
   std::filesystem::remove(input_path);
   return run;
 }

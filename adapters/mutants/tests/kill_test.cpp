@@ -14,6 +14,7 @@
 
 #include "kiln/conformance/run.hpp"
 #include "kiln/mutants.hpp"
+#include "program_run.hpp"
 
 namespace kiln::mutants {
 namespace {
@@ -39,22 +40,11 @@ std::vector<const CaseResult*> failures(const conformance::RunSummary& summary) 
   return failed;
 }
 
-struct Program {
-  std::string out;
-  int exit_code = -1;
-};
+using Program = kiln::testing::ProgramRun;
 
 Program run_program(const std::string& arguments) {
-  Program run;
-  const std::string command =
-      std::string("'") + KILN_MUTANT_ADAPTER + "' " + arguments + " < /dev/null 2>/dev/null";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return run;
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
+  return kiln::testing::run_shell_command(std::string("'") + KILN_MUTANT_ADAPTER + "' " +
+                                          arguments + " < /dev/null 2>/dev/null");
 }
 
 TEST(MutantCatalogue, HoldsTheSeventyNineDocumentedMutantsUniquelyNamed) {
