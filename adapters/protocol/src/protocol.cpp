@@ -196,6 +196,15 @@ Reject reject_from(const Error& error) {
                 error.offset};
 }
 
+std::string bounded_message(std::string_view text, std::size_t limit) {
+  if (text.size() <= limit) return std::string(text);
+  std::size_t kept = limit;
+  // Back up over continuation bytes so a multi-byte character is never split.
+  while (kept > 0 && (static_cast<unsigned char>(text[kept]) & 0xC0) == 0x80) --kept;
+  return std::string(text.substr(0, kept)) + "... [" + std::to_string(text.size() - kept) +
+         " more bytes cut]";
+}
+
 // ---- Tensor descriptions ----
 
 Json tensor_to_json(const TensorDescription& tensor) {

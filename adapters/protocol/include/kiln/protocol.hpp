@@ -37,6 +37,15 @@ constexpr std::uint64_t max_reply_line_bytes(std::uint64_t largest_block_bytes) 
   return kReplyLineSlack + 2 * largest_block_bytes;
 }
 
+// The most of one free-text message from an adapter (a reject or error message,
+// a detail) that is kept and reported, as stderr's tail is bounded: a 30 MB
+// message must not be stored per result and copied into every report.
+inline constexpr std::size_t kMaxMessageBytes = 16 * 1024;
+
+// text cut to at most `limit` bytes on a UTF-8 boundary, with a note saying how
+// many bytes were cut; text within the limit comes back unchanged.
+std::string bounded_message(std::string_view text, std::size_t limit = kMaxMessageBytes);
+
 // A value, or the message saying why there is none.
 template <class T>
 class [[nodiscard]] Expected {
