@@ -19,7 +19,9 @@ mkdir -p "$SRC" "$OUT" "$WORK"
 
 (cd "$root" && bash fuzz/oss-fuzz/build.sh)
 
-targets=(fuzz_decode fuzz_roundtrip fuzz_differential fuzz_structure)
+# The target list as CMake declared it (build.sh builds in $WORK/kiln-fuzz-build).
+mapfile -t targets < "$WORK/kiln-fuzz-build/fuzz/targets.txt"
+if (( ${#targets[@]} == 0 )); then echo "no fuzz targets listed" >&2; exit 1; fi
 status=0
 for target in "${targets[@]}"; do
   for file in "$target" "$target.dict" "$target.options" "${target}_seed_corpus.zip"; do
