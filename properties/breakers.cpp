@@ -404,6 +404,9 @@ rc::Gen<BrokenBlock> break_field_range(Base base) {
 }
 
 // ---- TYPE ----
+//
+// One breaker per TYPE rule: a tensor that breaks the rule and nothing earlier
+// in the per-tensor order. break_type below places it in a block.
 
 rc::Gen<std::uint32_t> any_block_size() {
   return rc::gen::weightedOneOf<std::uint32_t>({
@@ -449,128 +452,193 @@ rc::Gen<TensorDescription> any_valid_closed(std::string name) {
 
 std::uint64_t count_of(const TensorDescription& tensor) { return *element_count(tensor.shape); }
 
+// TYPE-CODE-ZERO
+rc::Gen<TensorDescription> broken_code_zero(std::string name) {
+  return with_bad_code(name, rc::gen::just<std::uint16_t>(0));
+}
+
+// TYPE-CODE-RESERVED: 20..4095.
+rc::Gen<TensorDescription> broken_code_reserved(std::string name) {
+  return with_bad_code(name, rc::gen::inRange<std::uint16_t>(kFirstReservedCode, kFirstOpaqueCode));
+}
+
+// TYPE-CODE-ABOVE-OPAQUE: 32768..65535.
+rc::Gen<TensorDescription> broken_code_above_opaque(std::string name) {
+  const auto codes =
+      rc::gen::map(rc::gen::inRange<std::uint32_t>(kLastOpaqueCode + 1, 0x10000),
+                   [](std::uint32_t code) { return static_cast<std::uint16_t>(code); });
+  return with_bad_code(name, codes);
+}
+
+// TYPE-CLOSED-LAYOUT
+rc::Gen<TensorDescription> broken_closed_layout(std::string name) {
+  return rc::gen::exec([name] {
+    auto tensor = *any_valid_closed(name);
+    tensor.layout = *rc::gen::nonEmpty(any_layout());
+    tensor.block_size = *any_block_size();  // checked after the layout
+    return tensor;
+  });
+}
+
+// TYPE-CLOSED-BLOCK-SIZE
+rc::Gen<TensorDescription> broken_closed_block_size(std::string name) {
+  return rc::gen::exec([name] {
+    auto tensor = *any_valid_closed(name);
+    tensor.block_size = *rc::gen::positive<std::uint32_t>();
+    return tensor;
+  });
+}
+
+// TYPE-SHAPE-OVERFLOW
+rc::Gen<TensorDescription> broken_shape_overflow(std::string name) {
+  return rc::gen::exec([name] {
+    TensorDescription tensor;
+    tensor.name = name;
+    tensor.dtype = *closed_dtype_code();
+    // Two dimensions of at least 2^32 overflow; no dimension is 0.
+    const auto rank = *rc::gen::inRange<std::size_t>(2, kMaxRank + 1);
+    for (std::size_t axis = 0; axis < rank; ++axis)
+      tensor.shape.push_back(*rc::gen::inRange<std::uint64_t>(1, 1000));
+    const auto first = *rc::gen::inRange<std::size_t>(0, rank);
+    const auto second = *rc::gen::distinctFrom(rc::gen::inRange<std::size_t>(0, rank), first);
+    for (const std::size_t axis : {first, second})
+      tensor.shape[axis] = *rc::gen::oneOf(
+          rc::gen::inRange<std::uint64_t>(std::uint64_t{1} << 32, kU64Max), rc::gen::just(kU64Max));
+    tensor.payload = *small_bytes(16);
+    return tensor;
+  });
+}
+
+// TYPE-BYTE-LENGTH, first way: a valid closed tensor's payload a few bytes short or long.
+rc::Gen<TensorDescription> payload_short_or_long(std::string name) {
+  return rc::gen::exec([name] {
+    auto tensor = *any_valid_closed(name);
+    const bool shorten = !tensor.payload.empty() && *rc::gen::arbitrary<bool>();
+    if (shorten) {
+      const auto cut = *rc::gen::inRange<std::size_t>(
+          1, std::min<std::size_t>(tensor.payload.size(), 8) + 1);
+      tensor.payload.resize(tensor.payload.size() - cut);
+    } else {
+      const auto extra = *small_bytes(8);
+      tensor.payload.insert(tensor.payload.end(), extra.begin(), extra.end());
+      tensor.payload.push_back(0);
+    }
+    return tensor;
+  });
+}
+
+// TYPE-BYTE-LENGTH, second way: a product that fits 64 bits but whose byte count does not.
+rc::Gen<TensorDescription> byte_count_past_u64(std::string name) {
+  return rc::gen::exec([name] {
+    TensorDescription tensor;
+    tensor.name = name;
+    tensor.dtype = *closed_dtype_code_where(is_wider_than_byte);
+    const std::uint64_t width = find_dtype(tensor.dtype)->width;
+    tensor.shape = {*rc::gen::inRange<std::uint64_t>(kU64Max / width + 1, kU64Max)};
+    tensor.payload = *small_bytes(16);
+    return tensor;
+  });
+}
+
+// TYPE-BYTE-LENGTH
+rc::Gen<TensorDescription> broken_byte_length(std::string name) {
+  return rc::gen::oneOf(payload_short_or_long(name), byte_count_past_u64(name));
+}
+
+// TYPE-BOOL-BYTE
+rc::Gen<TensorDescription> broken_bool_byte(std::string name) {
+  return rc::gen::exec([name] {
+    auto tensor = *rc::gen::suchThat(closed_with(name, is_bool),
+                                     [](const TensorDescription& t) { return count_of(t) > 0; });
+    const auto at = *rc::gen::inRange<std::size_t>(0, tensor.payload.size());
+    // Bool bytes must be 0 or 1.
+    tensor.payload[at] = static_cast<std::uint8_t>(*rc::gen::inRange(2, 256));
+    return tensor;
+  });
+}
+
+// TYPE-HIGH-NIBBLE
+rc::Gen<TensorDescription> broken_high_nibble(std::string name) {
+  return rc::gen::exec([name] {
+    auto tensor = *rc::gen::suchThat(closed_with(name, is_nibble), [](const TensorDescription& t) {
+      return count_of(t) % 2 == 1;
+    });
+    tensor.payload.back() |= static_cast<std::uint8_t>(*rc::gen::inRange<std::uint8_t>(1, 16) << 4);
+    return tensor;
+  });
+}
+
+// TYPE-OPAQUE-LAYOUT
+rc::Gen<TensorDescription> broken_opaque_layout(std::string name) {
+  return rc::gen::exec([name] {
+    TensorDescription tensor{name, *opaque_dtype_code(), *any_shape(), std::string(),
+                             *any_block_size(), *small_bytes(32)};
+    return tensor;
+  });
+}
+
+// TYPE-OPAQUE-LAYOUT-UTF8
+rc::Gen<TensorDescription> broken_opaque_layout_utf8(std::string name) {
+  return rc::gen::exec([name] {
+    TensorDescription tensor{name, *opaque_dtype_code(), *any_shape(), *invalid_utf8_text(),
+                             *any_block_size(), *small_bytes(32)};
+    return tensor;
+  });
+}
+
+// TYPE-OPAQUE-BLOCK-SIZE
+rc::Gen<TensorDescription> broken_opaque_block_size(std::string name) {
+  return rc::gen::exec([name] {
+    TensorDescription tensor{name, *opaque_dtype_code(), *any_shape(), *utf8_text(), 0,
+                             *small_bytes(32)};
+    return tensor;
+  });
+}
+
+// TYPE-OPAQUE-MULTIPLE
+rc::Gen<TensorDescription> broken_opaque_multiple(std::string name) {
+  return rc::gen::exec([name] {
+    auto tensor = *valid_opaque_tensor(name);
+    tensor.block_size = *rc::gen::weightedOneOf<std::uint32_t>({
+        {3, rc::gen::inRange<std::uint32_t>(2, 65)},
+        {1, rc::gen::inRange<std::uint32_t>(65, 0xFFFFFFFFu)},
+    });
+    const std::uint64_t blocks =
+        tensor.block_size > kMaxPayloadBytes ? 0 : *rc::gen::inRange<std::uint64_t>(0, 4);
+    const std::uint64_t rest =
+        *rc::gen::inRange<std::uint64_t>(1, std::min<std::uint64_t>(tensor.block_size, 64));
+    tensor.payload = *rc::gen::container<std::vector<std::uint8_t>>(
+        blocks * tensor.block_size + rest, rc::gen::arbitrary<std::uint8_t>());
+    return tensor;
+  });
+}
+
+struct TypeBreaker {
+  Rule rule;
+  rc::Gen<TensorDescription> (*make)(std::string name);
+};
+
+constexpr std::array kTypeBreakers{
+    TypeBreaker{Rule::kTypeCodeZero, broken_code_zero},
+    TypeBreaker{Rule::kTypeCodeReserved, broken_code_reserved},
+    TypeBreaker{Rule::kTypeCodeAboveOpaque, broken_code_above_opaque},
+    TypeBreaker{Rule::kTypeClosedLayout, broken_closed_layout},
+    TypeBreaker{Rule::kTypeClosedBlockSize, broken_closed_block_size},
+    TypeBreaker{Rule::kTypeShapeOverflow, broken_shape_overflow},
+    TypeBreaker{Rule::kTypeByteLength, broken_byte_length},
+    TypeBreaker{Rule::kTypeBoolByte, broken_bool_byte},
+    TypeBreaker{Rule::kTypeHighNibble, broken_high_nibble},
+    TypeBreaker{Rule::kTypeOpaqueLayout, broken_opaque_layout},
+    TypeBreaker{Rule::kTypeOpaqueLayoutUtf8, broken_opaque_layout_utf8},
+    TypeBreaker{Rule::kTypeOpaqueBlockSize, broken_opaque_block_size},
+    TypeBreaker{Rule::kTypeOpaqueMultiple, broken_opaque_multiple},
+};
+
 }  // namespace
 
 rc::Gen<TensorDescription> type_broken_tensor(Rule rule, std::string name) {
-  using rc::gen::exec;
-  using rc::gen::inRange;
-  switch (rule) {
-    case Rule::kTypeCodeZero:
-      return with_bad_code(name, rc::gen::just<std::uint16_t>(0));
-    case Rule::kTypeCodeReserved:
-      return with_bad_code(name, inRange<std::uint16_t>(kFirstReservedCode, kFirstOpaqueCode));
-    case Rule::kTypeCodeAboveOpaque:
-      return with_bad_code(name, rc::gen::map(inRange<std::uint32_t>(kLastOpaqueCode + 1, 0x10000),
-                                              [](std::uint32_t code) {
-                                                return static_cast<std::uint16_t>(code);
-                                              }));
-    case Rule::kTypeClosedLayout:
-      return exec([name] {
-        auto tensor = *any_valid_closed(name);
-        tensor.layout = *rc::gen::nonEmpty(any_layout());
-        tensor.block_size = *any_block_size();  // checked after the layout
-        return tensor;
-      });
-    case Rule::kTypeClosedBlockSize:
-      return exec([name] {
-        auto tensor = *any_valid_closed(name);
-        tensor.block_size = *rc::gen::positive<std::uint32_t>();
-        return tensor;
-      });
-    case Rule::kTypeShapeOverflow:
-      return exec([name] {
-        TensorDescription tensor;
-        tensor.name = name;
-        tensor.dtype = *closed_dtype_code();
-        // Two dimensions of at least 2^32 overflow; no dimension is 0.
-        const auto rank = *inRange<std::size_t>(2, kMaxRank + 1);
-        for (std::size_t axis = 0; axis < rank; ++axis)
-          tensor.shape.push_back(*inRange<std::uint64_t>(1, 1000));
-        const auto first = *inRange<std::size_t>(0, rank);
-        const auto second = *rc::gen::distinctFrom(inRange<std::size_t>(0, rank), first);
-        for (const std::size_t axis : {first, second})
-          tensor.shape[axis] = *rc::gen::oneOf(inRange<std::uint64_t>(std::uint64_t{1} << 32, kU64Max),
-                                               rc::gen::just(kU64Max));
-        tensor.payload = *small_bytes(16);
-        return tensor;
-      });
-    case Rule::kTypeByteLength:
-      return rc::gen::oneOf(
-          exec([name] {
-            auto tensor = *any_valid_closed(name);
-            const bool shorten = !tensor.payload.empty() && *rc::gen::arbitrary<bool>();
-            if (shorten) {
-              const auto cut = *inRange<std::size_t>(1, std::min<std::size_t>(tensor.payload.size(), 8) + 1);
-              tensor.payload.resize(tensor.payload.size() - cut);
-            } else {
-              const auto extra = *small_bytes(8);
-              tensor.payload.insert(tensor.payload.end(), extra.begin(), extra.end());
-              tensor.payload.push_back(0);
-            }
-            return tensor;
-          }),
-          // A product that fits 64 bits but whose byte count does not.
-          exec([name] {
-            TensorDescription tensor;
-            tensor.name = name;
-            tensor.dtype = *closed_dtype_code_where(is_wider_than_byte);
-            const std::uint64_t width = find_dtype(tensor.dtype)->width;
-            tensor.shape = {*inRange<std::uint64_t>(kU64Max / width + 1, kU64Max)};
-            tensor.payload = *small_bytes(16);
-            return tensor;
-          }));
-    case Rule::kTypeBoolByte:
-      return exec([name] {
-        auto tensor = *rc::gen::suchThat(closed_with(name, is_bool),
-                                         [](const TensorDescription& t) { return count_of(t) > 0; });
-        const auto at = *inRange<std::size_t>(0, tensor.payload.size());
-        tensor.payload[at] = static_cast<std::uint8_t>(*inRange(2, 256));  // bool bytes must be 0 or 1
-        return tensor;
-      });
-    case Rule::kTypeHighNibble:
-      return exec([name] {
-        auto tensor = *rc::gen::suchThat(closed_with(name, is_nibble), [](const TensorDescription& t) {
-          return count_of(t) % 2 == 1;
-        });
-        tensor.payload.back() |= static_cast<std::uint8_t>(*inRange<std::uint8_t>(1, 16) << 4);
-        return tensor;
-      });
-    case Rule::kTypeOpaqueLayout:
-      return exec([name] {
-        TensorDescription tensor{name, *opaque_dtype_code(), *any_shape(), std::string(),
-                                 *any_block_size(), *small_bytes(32)};
-        return tensor;
-      });
-    case Rule::kTypeOpaqueLayoutUtf8:
-      return exec([name] {
-        TensorDescription tensor{name, *opaque_dtype_code(), *any_shape(), *invalid_utf8_text(),
-                                 *any_block_size(), *small_bytes(32)};
-        return tensor;
-      });
-    case Rule::kTypeOpaqueBlockSize:
-      return exec([name] {
-        TensorDescription tensor{name, *opaque_dtype_code(), *any_shape(), *utf8_text(), 0,
-                                 *small_bytes(32)};
-        return tensor;
-      });
-    case Rule::kTypeOpaqueMultiple:
-      return exec([name] {
-        auto tensor = *valid_opaque_tensor(name);
-        tensor.block_size = *rc::gen::weightedOneOf<std::uint32_t>({
-            {3, inRange<std::uint32_t>(2, 65)},
-            {1, inRange<std::uint32_t>(65, 0xFFFFFFFFu)},
-        });
-        const std::uint64_t blocks =
-            tensor.block_size > kMaxPayloadBytes ? 0 : *inRange<std::uint64_t>(0, 4);
-        const std::uint64_t rest =
-            *inRange<std::uint64_t>(1, std::min<std::uint64_t>(tensor.block_size, 64));
-        tensor.payload = *rc::gen::container<std::vector<std::uint8_t>>(
-            blocks * tensor.block_size + rest, rc::gen::arbitrary<std::uint8_t>());
-        return tensor;
-      });
-    default:
-      break;
-  }
+  for (const TypeBreaker& breaker : kTypeBreakers)
+    if (breaker.rule == rule) return breaker.make(std::move(name));
   throw std::invalid_argument("type_broken_tensor needs a TYPE rule, got " +
                               std::string(rule_info(rule).id));
 }

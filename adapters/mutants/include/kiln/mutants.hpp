@@ -15,6 +15,7 @@
 //                   kiln::encode), then rewrite_encoded (encoder bugs).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -31,9 +32,44 @@ namespace kiln::mutants {
 using Bytes = std::vector<std::uint8_t>;
 using ByteSpan = std::span<const std::uint8_t>;
 
+// The families: where in the format, or in the implementation, a mutant's bug
+// lies. Each is built by one function of src/ (the README names it and its file),
+// and the catalogue holds them in the order of kFamilies.
+inline constexpr std::string_view kFamilyHeader = "header";            // magic
+inline constexpr std::string_view kFamilyVersion = "version";
+inline constexpr std::string_view kFamilyFlags = "flags";
+inline constexpr std::string_view kFamilyReserved = "reserved";        // header and entry bytes
+inline constexpr std::string_view kFamilyOffsets = "offsets";
+inline constexpr std::string_view kFamilyLengths = "lengths";          // heap and payload
+inline constexpr std::string_view kFamilyPadding = "padding";
+inline constexpr std::string_view kFamilyTruncation = "truncation";    // and trailing bytes
+inline constexpr std::string_view kFamilyNames = "names";
+inline constexpr std::string_view kFamilyDtypeRange = "dtype-range";   // code ranges
+inline constexpr std::string_view kFamilyBigEndian = "big-endian";     // a field read big-endian
+inline constexpr std::string_view kFamilyPacked = "packed";            // i4/u4/e2m1 nibbles
+inline constexpr std::string_view kFamilyBool = "bool";
+inline constexpr std::string_view kFamilyE8m0 = "e8m0";
+inline constexpr std::string_view kFamilyFloatValues = "float-values"; // NaN, -0.0, subnormals
+inline constexpr std::string_view kFamilyClosedDtype = "closed-dtype"; // layout, block_size
+inline constexpr std::string_view kFamilyShape = "shape";              // element and byte counts
+inline constexpr std::string_view kFamilyOpaque = "opaque";
+inline constexpr std::string_view kFamilyReporting = "reporting";      // class, rule, order
+inline constexpr std::string_view kFamilyEncoder = "encoder";
+
+inline constexpr std::array kFamilies{
+    kFamilyHeader,     kFamilyVersion,    kFamilyFlags,       kFamilyReserved,
+    kFamilyOffsets,    kFamilyLengths,    kFamilyPadding,     kFamilyTruncation,
+    kFamilyNames,      kFamilyDtypeRange, kFamilyBigEndian,   kFamilyPacked,
+    kFamilyBool,       kFamilyE8m0,       kFamilyFloatValues, kFamilyClosedDtype,
+    kFamilyShape,      kFamilyOpaque,     kFamilyReporting,   kFamilyEncoder,
+};
+
+// The family of control() alone: not a bug, so not in kFamilies.
+inline constexpr std::string_view kFamilyControl = "control";
+
 struct Mutant {
   std::string_view name;
-  std::string_view family;
+  std::string_view family;  // one of kFamilies (kFamilyControl for control())
   std::string_view description;  // one line: the bug, as an implementer would make it
 
   RuleSet waived;
@@ -52,7 +88,8 @@ struct Mutant {
   std::function<void(Bytes&, const Placement&, const BlockDescription&)> rewrite_encoded;
 };
 
-// Every mutant, in catalogue order; names are unique.
+// Every mutant, in catalogue order: family by family, in the order of kFamilies.
+// Names are unique.
 const std::vector<Mutant>& catalogue();
 const Mutant* find_mutant(std::string_view name);
 
