@@ -1,6 +1,7 @@
 // kiln-reference-adapter: the reference library as a JSON Lines process adapter
 // (adapters/PROTOCOL.md). Flags are parsed by hand so that this program builds
 // with a compiler and nlohmann-json alone.
+#include <csignal>
 #include <cstring>
 #include <iostream>
 
@@ -14,25 +15,39 @@ constexpr const char* kUsage =
     "Answers Kiln adapter protocol 1 on stdin/stdout: one JSON request per line,\n"
     "one JSON reply per line, until end of input. See adapters/PROTOCOL.md.\n";
 
+// Every write is checked: output that did not arrive must not end in status 0.
+int flushed_stdout_status() {
+  std::cout.flush();
+  if (std::cout) return 0;
+  std::cerr << "kiln-reference-adapter: writing to stdout failed\n";
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A reader that went away is a failed write (status 1, said on stderr), not a
+  // death by SIGPIPE that looks like a crash.
+  std::signal(SIGPIPE, SIG_IGN);
   kiln::protocol::ReferenceAdapter adapter;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
       std::cout << kUsage;
-      return 0;
+      return flushed_stdout_status();
     }
     if (std::strcmp(argv[i], "--version") == 0) {
       const auto hello = adapter.hello();
       std::cout << hello.name << ' ' << hello.version << " (protocol " << hello.protocol
                 << ")\n";
-      return 0;
+      return flushed_stdout_status();
     }
     std::cerr << "kiln-reference-adapter: unknown argument '" << argv[i] << "'\n" << kUsage;
     return 2;
   }
   // Blocks arrive as lines of tens of MiB: unsynchronised streams read them fast.
   std::ios::sync_with_stdio(false);
-  return kiln::protocol::serve(adapter, std::cin, std::cout) ? 0 : 1;
+  if (kiln::protocol::serve(adapter, std::cin, std::cout)) return 0;
+  std::cerr << (std::cout ? "kiln-reference-adapter: reading stdin failed\n"
+                          : "kiln-reference-adapter: writing a reply to stdout failed\n");
+  return 1;
 }

@@ -65,6 +65,66 @@ TEST(ReferenceAdapterProcess, OneShotRequestThenEndOfInput) {
   EXPECT_EQ(run.out, kAcceptU4 + "\n");
 }
 
+TEST(ReferenceAdapterProcess, DeepRequestsGetErrorRepliesNotACrash) {
+  // 50,000 levels killed the program with SIGSEGV (status 139, no reply).
+  constexpr std::size_t kDeep = 50000;
+  std::string deep_object;
+  for (std::size_t i = 0; i < kDeep; ++i) deep_object += R"({"a":)";
+  deep_object += "1" + std::string(kDeep, '}');
+  const std::string deep_array = std::string(kDeep, '[') + std::string(kDeep, ']');
+  const std::string input = R"({"x":)" + deep_array + R"(,"op":"hello","protocol":1})" "\n" +
+                            R"({"x":)" + deep_object + R"(,"op":"hello","protocol":1})" "\n" +
+                            kDecodeU4 + "\n";
+  const ProcessResult run = run_adapter("", input);
+  EXPECT_EQ(run.exit_code, 0);
+  const auto replies = lines_of(run.out);
+  ASSERT_EQ(replies.size(), 3u) << run.out;
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto error = parse_reply(replies[i], Op::kDecode);
+    ASSERT_TRUE(error.ok()) << error.error();
+    ASSERT_TRUE(std::holds_alternative<ProtocolError>(error.value())) << replies[i];
+    EXPECT_EQ(std::get<ProtocolError>(error.value()).message.substr(0, 63),
+              "the line nests arrays and objects more than 64 levels deep at b");
+  }
+  EXPECT_EQ(replies[2], kAcceptU4);
+}
+
+TEST(ReferenceAdapterProcess, NulThenGarbageIsAnErrorReply) {
+  // The hello before the NUL was answered as if the line ended there.
+  const ProcessResult run = run_adapter(
+      "", std::string(R"({"op":"hello","protocol":1})") + '\0' + "garbage\n" + kDecodeU4 + "\n");
+  EXPECT_EQ(run.exit_code, 0);
+  const auto replies = lines_of(run.out);
+  ASSERT_EQ(replies.size(), 2u) << run.out;
+  EXPECT_EQ(replies[0],
+            R"({"result":"error","message":"the line has a raw control byte 0x00 at byte 27; )"
+            R"(JSON allows only space, tab, CR and LF between tokens"})");
+  EXPECT_EQ(replies[1], kAcceptU4);
+}
+
+TEST(ReferenceAdapterProcess, AFailedWriteEndsWithStatus1) {
+  // /dev/full takes no bytes: every write fails with ENOSPC.
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  EXPECT_EQ(run_adapter(">/dev/full", R"({"op":"hello","protocol":1})" "\n").exit_code, 1);
+  EXPECT_EQ(run_adapter("--version >/dev/full", "").exit_code, 1);
+  EXPECT_EQ(run_adapter("--help >/dev/full", "").exit_code, 1);
+}
+
+TEST(ReferenceAdapterProcess, AReaderThatWentAwayEndsWithStatus1NotASignal) {
+  // The reader (true) has exited when the request arrives a second later, so
+  // the reply's write fails with EPIPE. Status 141 (128 + SIGPIPE) looked like a crash.
+  const auto status_path = std::filesystem::temp_directory_path() /
+                           ("kiln-adapter-status-" + std::to_string(::getpid()) + ".txt");
+  const std::string command = R"({ sleep 1; echo '{"op":"hello","protocol":1}'; } | { ')" +
+                              std::string(KILN_REFERENCE_ADAPTER) + "' 2>/dev/null; echo $? >'" +
+                              status_path.string() + "'; } | true";
+  kiln::testing::run_shell_command(command);
+  std::string status;
+  std::getline(std::ifstream(status_path), status);
+  std::filesystem::remove(status_path);
+  EXPECT_EQ(status, "1");
+}
+
 TEST(ReferenceAdapterProcess, Flags) {
   const ProcessResult version = run_adapter("--version", "");
   EXPECT_EQ(version.exit_code, 0);

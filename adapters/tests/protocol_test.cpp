@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kiln/protocol.hpp"
+#include "kiln/utf8.hpp"
 #include "seed_blocks.hpp"
 
 namespace kiln::protocol {
@@ -177,6 +178,11 @@ INSTANTIATE_TEST_SUITE_P(
                  "tensors[4].payload: not hex: odd number of hex digits at character 2"},
         BadField{R"("payload":"2103")", R"("payload":"21 03")",
                  "tensors[4].payload: not hex: ' ' is not a hex digit at character 2"},
+        BadField{R"("payload":"2103")", "\"payload\":\"21\xc3\xa9\"",
+                 "tensors[4].payload: not hex: '\xc3\xa9' is not a hex digit at character 2"},
+        BadField{R"("payload":"2103")", "\"payload\":\"21\xf0\x9f\x94\xa5\"",
+                 "tensors[4].payload: not hex: '\xf0\x9f\x94\xa5' is not a hex digit at "
+                 "character 2"},
         BadField{R"("payload":"2103")", R"("payload":[33,3])",
                  "tensors[4].payload: must be a hex string, got an array"},
         BadField{R"("payload":"2103")", "", "tensors[4].payload: required field is missing"}));
@@ -265,8 +271,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadRequest{"", "the line is empty; expected one JSON object"},
         BadRequest{"  \r", "the line is empty; expected one JSON object"},
-        BadRequest{"hello", "the line is not JSON: "},
-        BadRequest{R"({"op":"hello")", "the line is not JSON: "},
+        BadRequest{"hello", "the line is not JSON at byte 0: syntax error while parsing value"},
+        BadRequest{R"({"op":"hello")",
+                   "the line is not JSON at byte 13 (the end of the line): syntax error"},
         BadRequest{"\"op\"", "a request must be a JSON object, got a string"},
         BadRequest{"[]", "a request must be a JSON object, got an array"},
         BadRequest{"{\"op\":\"dec\xff\"}", "the line is not valid UTF-8 at byte 10"},
@@ -294,6 +301,19 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(RequestJson, DeepNestingIsAnErrorNotACrash) {
   const std::string deep = "{\"op\":" + std::string(200000, '[');
   EXPECT_FALSE(parse_request(deep).ok());
+}
+
+TEST(RequestJson, AnUnknownOpIsQuotedShortAndEscaped) {
+  auto request = parse_request(R"({"op":")" + std::string(1 << 20, 'x') + "\"}");
+  ASSERT_FALSE(request.ok());
+  EXPECT_LT(request.error().size(), 2 * kMaxExcerptBytes);
+  EXPECT_EQ(request.error().substr(0, 20), "op: unknown op \"xxxx");
+  EXPECT_NE(request.error().find("more bytes cut]\"; protocol 1 has"), std::string::npos)
+      << request.error();
+  auto quoted = parse_request(R"({"op":"a\"b\u0000"})");
+  ASSERT_FALSE(quoted.ok());
+  EXPECT_EQ(quoted.error(),
+            R"(op: unknown op "a\"b\u0000"; protocol 1 has hello, decode and encode)");
 }
 
 // ---- Replies ----
@@ -390,6 +410,118 @@ TEST(HelloJson, ErrorsAndMissingFieldsAreReported) {
   auto bad_ops = parse_hello_reply(R"({"name":"n","version":"v","ops":["decode",2]})");
   ASSERT_FALSE(bad_ops.ok());
   EXPECT_EQ(bad_ops.error(), "ops[1]: must be a string, got 2");
+}
+
+// ---- Adapter text is bounded (free text kept per result, values quoted in messages) ----
+
+const std::string kHuge(std::size_t{3} << 20, 'm');  // a 3 MiB message
+
+TEST(OutcomeJson, RejectMessageAndRuleAreCut) {
+  auto outcome = parse_reply(R"({"result":"reject","class":"TYPE","message":")" + kHuge +
+                                 R"(","rule":")" + kHuge + "\"}",
+                             Op::kDecode);
+  ASSERT_TRUE(outcome.ok()) << outcome.error();
+  const Reject& reject = std::get<Reject>(outcome.value());
+  EXPECT_EQ(reject.message, bounded_message(kHuge));
+  EXPECT_EQ(reject.rule, bounded_message(kHuge, kMaxNameBytes));
+  EXPECT_LT(reject.message.size(), kMaxMessageBytes + 64);
+}
+
+TEST(OutcomeJson, ErrorMessageIsCut) {
+  auto outcome = parse_reply(R"({"result":"error","message":")" + kHuge + "\"}", Op::kEncode);
+  ASSERT_TRUE(outcome.ok()) << outcome.error();
+  EXPECT_EQ(std::get<ProtocolError>(outcome.value()).message, bounded_message(kHuge));
+}
+
+TEST(OutcomeJson, ShortMessagesAreKeptWhole) {
+  const std::string exactly(kMaxMessageBytes, 'm');
+  auto outcome = parse_reply(R"({"result":"error","message":")" + exactly + "\"}", Op::kEncode);
+  ASSERT_TRUE(outcome.ok()) << outcome.error();
+  EXPECT_EQ(std::get<ProtocolError>(outcome.value()).message, exactly);
+}
+
+TEST(OutcomeJson, ValuesQuotedInMessagesAreExcerpted) {
+  for (const std::string& line :
+       {R"({"result":")" + kHuge + "\"}", R"({"result":"reject","class":")" + kHuge + "\"}"}) {
+    auto outcome = parse_reply(line, Op::kDecode);
+    ASSERT_FALSE(outcome.ok());
+    EXPECT_LT(outcome.error().size(), 2 * kMaxExcerptBytes) << outcome.error().substr(0, 200);
+    EXPECT_NE(outcome.error().find("more bytes cut]\""), std::string::npos) << outcome.error();
+  }
+}
+
+TEST(HelloJson, NameVersionAndErrorMessageAreCut) {
+  auto hello = parse_hello_reply(R"({"name":")" + kHuge + R"(","version":")" + kHuge +
+                                 R"(","ops":["decode",")" + kHuge + "\"]}");
+  ASSERT_TRUE(hello.ok()) << hello.error();
+  EXPECT_EQ(hello.value().name, bounded_message(kHuge, kMaxNameBytes));
+  EXPECT_EQ(hello.value().version, bounded_message(kHuge, kMaxNameBytes));
+  EXPECT_EQ(hello.value().ops,
+            (std::vector<std::string>{"decode", bounded_message(kHuge, kMaxNameBytes)}));
+  auto error = parse_hello_reply(R"({"result":"error","message":")" + kHuge + "\"}");
+  ASSERT_FALSE(error.ok());
+  EXPECT_EQ(error.error(), "the adapter answered hello with an error: " + bounded_message(kHuge));
+}
+
+TEST(HelloJson, OpsAndProfilesHaveAtMost64Entries) {
+  std::string at_limit = R"({"name":"n","version":"v","ops":["decode")";
+  for (std::size_t i = 1; i < kMaxListEntries; ++i) at_limit += R"(,"x")";
+  EXPECT_TRUE(parse_hello_reply(at_limit + "]}").ok());
+  auto over = parse_hello_reply(at_limit + R"(,"x"]})");
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error(), "ops: must have at most 64 entries, got 65");
+  std::string profiles = R"({"name":"n","version":"v","ops":[],"profiles":[)";
+  for (std::size_t i = 0; i < 100000; ++i) profiles += i ? R"(,"p")" : R"("p")";
+  auto many = parse_hello_reply(profiles + "]}");
+  ASSERT_FALSE(many.ok());
+  EXPECT_EQ(many.error(), "profiles: must have at most 64 entries, got 100000");
+}
+
+// ---- bounded_message and quoted_excerpt ----
+
+TEST(BoundedMessage, TextWithinTheLimitIsUnchanged) {
+  EXPECT_EQ(bounded_message("", 0), "");
+  EXPECT_EQ(bounded_message("abc", 3), "abc");
+  EXPECT_EQ(bounded_message("abc", 4), "abc");
+  const std::string exactly(kMaxMessageBytes, 'x');
+  EXPECT_EQ(bounded_message(exactly), exactly);
+}
+
+TEST(BoundedMessage, LongerTextIsCutAndSaysHowMuch) {
+  EXPECT_EQ(bounded_message("abcd", 3), "abc... [1 more bytes cut]");
+  EXPECT_EQ(bounded_message("abcd", 0), "... [4 more bytes cut]");
+  const std::string over(kMaxMessageBytes + 1, 'x');
+  EXPECT_EQ(bounded_message(over), std::string(kMaxMessageBytes, 'x') + "... [1 more bytes cut]");
+  const std::string huge(std::size_t{30} << 20, 'x');  // the 30 MB message of the finding
+  EXPECT_EQ(bounded_message(huge),
+            std::string(kMaxMessageBytes, 'x') + "... [" +
+                std::to_string(huge.size() - kMaxMessageBytes) + " more bytes cut]");
+}
+
+TEST(BoundedMessage, NeverSplitsAUtf8Character) {
+  const std::string e_acute = "\xc3\xa9";          // 2 bytes
+  const std::string fire = "\xf0\x9f\x94\xa5";     // 4 bytes
+  // The limit falls inside the character: the whole character goes.
+  EXPECT_EQ(bounded_message("a" + e_acute + "z", 2), "a... [3 more bytes cut]");
+  EXPECT_EQ(bounded_message("a" + e_acute + "z", 3), "a" + e_acute + "... [1 more bytes cut]");
+  for (std::size_t limit = 1; limit <= 4; ++limit)
+    EXPECT_EQ(bounded_message("a" + fire + "z", limit), "a... [5 more bytes cut]") << limit;
+  EXPECT_EQ(bounded_message("a" + fire + "z", 5), "a" + fire + "... [1 more bytes cut]");
+  // Whatever the limit, what comes back is valid UTF-8.
+  std::string mixed;
+  for (int i = 0; i < 100; ++i) mixed += "a" + e_acute + fire;
+  for (std::size_t limit = 0; limit <= mixed.size(); ++limit)
+    EXPECT_TRUE(is_valid_utf8(bounded_message(mixed, limit))) << limit;
+}
+
+TEST(QuotedExcerpt, QuotesEscapesAndCuts) {
+  EXPECT_EQ(quoted_excerpt("frame"), "\"frame\"");
+  EXPECT_EQ(quoted_excerpt(std::string("a\"\n\0", 4)), R"("a\"\n\u0000")");
+  EXPECT_EQ(quoted_excerpt("abcd", 2), "\"ab... [2 more bytes cut]\"");
+  EXPECT_EQ(quoted_excerpt(std::string(1000, 'q')),
+            "\"" + std::string(kMaxExcerptBytes, 'q') + "... [872 more bytes cut]\"");
+  // Bytes that are not UTF-8 are replaced, never thrown about.
+  EXPECT_EQ(quoted_excerpt("\xff"), "\"\xef\xbf\xbd\"");
 }
 
 TEST(RejectFrom, CarriesClassRuleOffsetAndTensor) {

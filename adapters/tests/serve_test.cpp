@@ -136,12 +136,57 @@ TEST(Serve, CarriageReturnBeforeNewlineIsWhiteSpace) {
   EXPECT_EQ(replies[0], kAcceptU4);
 }
 
+TEST(Serve, DeepRequestsGetAnErrorReplyAndServingGoesOn) {
+  // 50,000 levels: built and copied by nlohmann, they overflowed the stack.
+  constexpr std::size_t kDeep = 50000;
+  std::string deep_object;
+  for (std::size_t i = 0; i < kDeep; ++i) deep_object += R"({"a":)";
+  deep_object += "1" + std::string(kDeep, '}');
+  const std::string deep_array = std::string(kDeep, '[') + std::string(kDeep, ']');
+  ReferenceAdapter adapter;
+  const auto replies =
+      serve_lines(adapter, R"({"x":)" + deep_array + R"(,"op":"hello","protocol":1})" "\n" +
+                               R"({"x":)" + deep_object + R"(,"op":"hello","protocol":1})" "\n" +
+                               deep_array + "\n" + kDecodeU4 + "\n");
+  ASSERT_EQ(replies.size(), 4u);
+  const std::string too_deep = "the line nests arrays and objects more than 64 levels deep at byte ";
+  expect_error_reply(replies[0], too_deep + "68");
+  expect_error_reply(replies[1], too_deep + "320");
+  expect_error_reply(replies[2], too_deep + "64");
+  EXPECT_EQ(replies[3], kAcceptU4);
+}
+
+TEST(Serve, NulThenGarbageGetsAnErrorReply) {
+  ReferenceAdapter adapter;
+  const auto replies = serve_lines(
+      adapter, kHelloRequest + std::string(1, '\0') + "garbage\n" + kDecodeU4 + "\n");
+  ASSERT_EQ(replies.size(), 2u);
+  expect_error_reply(replies[0], "the line has a raw control byte 0x00 at byte 27");
+  EXPECT_EQ(replies[1], kAcceptU4);
+}
+
 TEST(Serve, ReportsAFailedOutputStream) {
   ReferenceAdapter adapter;
   std::istringstream in(kHelloRequest + "\n");
   std::ostringstream out;
   out.setstate(std::ios::badbit);
   EXPECT_FALSE(serve(adapter, in, out));
+}
+
+// A stream buffer whose reads fail (an I/O error on stdin).
+class FailingInput : public std::streambuf {
+ protected:
+  int_type underflow() override { throw std::runtime_error("read error"); }
+};
+
+TEST(Serve, ReportsAnInputThatCannotBeRead) {
+  // getline turns the failure into badbit and stops, like end of input did.
+  ReferenceAdapter adapter;
+  FailingInput failing;
+  std::istream in(&failing);
+  std::ostringstream out;
+  EXPECT_FALSE(serve(adapter, in, out));
+  EXPECT_EQ(out.str(), "");
 }
 
 // Answers decode with whatever it was given and offers only decode.
@@ -177,6 +222,28 @@ TEST(Serve, AThrowingAdapterGetsAnErrorReplyAndServingGoesOn) {
   ASSERT_EQ(replies.size(), 2u);
   expect_error_reply(replies[0], "the adapter failed: boom");
   EXPECT_TRUE(parse_hello_reply(replies[1]).ok());
+}
+
+// Throws an exception whose message is megabytes long.
+class LoudAdapter : public FakeAdapter {
+ public:
+  LoudAdapter() : FakeAdapter(Accept{}) {}
+  Outcome decode(std::span<const std::uint8_t>) override {
+    throw std::runtime_error(std::string(std::size_t{3} << 20, 'w'));
+  }
+};
+
+TEST(Serve, LongTextInAnErrorReplyIsCut) {
+  LoudAdapter adapter;
+  const std::string huge_profile(std::size_t{1} << 20, 'p');
+  const auto replies = serve_lines(adapter, R"({"op":"decode","block":""})" "\n"
+                                            R"({"op":"decode","profile":")" + huge_profile +
+                                                R"(","block":""})" "\n");
+  ASSERT_EQ(replies.size(), 2u);
+  expect_error_reply(replies[0], "the adapter failed: www");
+  EXPECT_LT(replies[0].size(), kMaxMessageBytes + 100);
+  expect_error_reply(replies[1], "profile \"ppp");
+  EXPECT_LT(replies[1].size(), 2 * kMaxExcerptBytes + 100);
 }
 
 TEST(Serve, AnOutcomeThatDoesNotAnswerTheOpIsAnError) {

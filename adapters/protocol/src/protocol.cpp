@@ -1,6 +1,8 @@
 #include "kiln/protocol.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <limits>
 
 #include "kiln/hex.hpp"
@@ -37,6 +39,16 @@ std::string describe(const Json& value) {
   if (value.is_array()) return "an array";
   if (value.is_object()) return "an object";
   return "an unusable value";
+}
+
+// from_hex names a bad digit by its byte, which is half a character when it is
+// not ASCII: name the whole character, so the message stays valid UTF-8.
+std::string hex_problem(std::string_view text, const HexError& problem) {
+  if (problem.position >= text.size()) return problem.message;
+  const auto lead = static_cast<unsigned char>(text[problem.position]);
+  if (lead < 0x80) return problem.message;
+  const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+  return "'" + std::string(text.substr(problem.position, length)) + "' is not a hex digit";
 }
 
 std::optional<std::string> unsigned_error(const Json& value, std::string_view field,
@@ -108,18 +120,25 @@ class FieldReader {
       return std::nullopt;
     }
     HexError problem;
-    auto bytes = from_hex(value->get_ref<const std::string&>(), &problem);
+    const std::string& text = value->get_ref<const std::string&>();
+    auto bytes = from_hex(text, &problem);
     if (!bytes)
-      fail(path(key) + ": not hex: " + problem.message + " at character " +
+      fail(path(key) + ": not hex: " + hex_problem(text, problem) + " at character " +
            std::to_string(problem.position));
     return bytes;
   }
 
-  std::optional<std::vector<std::string>> strings(const char* key, bool is_required = true) {
+  // A list of names: at most kMaxListEntries, each cut to kMaxNameBytes.
+  std::optional<std::vector<std::string>> names(const char* key, bool is_required = true) {
     const Json* value = is_required ? required(key) : optional(key);
     if (!value) return std::nullopt;
     if (!value->is_array()) {
       fail(path(key) + ": must be an array of strings, got " + describe(*value));
+      return std::nullopt;
+    }
+    if (value->size() > kMaxListEntries) {
+      fail(path(key) + ": must have at most " + std::to_string(kMaxListEntries) +
+           " entries, got " + std::to_string(value->size()));
       return std::nullopt;
     }
     std::vector<std::string> items;
@@ -129,7 +148,7 @@ class FieldReader {
         fail(indexed(path(key), i) + ": must be a string, got " + describe(item));
         return std::nullopt;
       }
-      items.push_back(item.get<std::string>());
+      items.push_back(bounded_message(item.get_ref<const std::string&>(), kMaxNameBytes));
     }
     return items;
   }
@@ -158,6 +177,87 @@ Json error_json(std::string_view message) {
   json["result"] = "error";
   json["message"] = message;
   return json;
+}
+
+std::string byte_text(unsigned char byte) {
+  char text[8];
+  std::snprintf(text, sizeof text, "0x%02X", byte);
+  return text;
+}
+
+// One linear pass over a line, before nlohmann builds anything: nlohmann builds
+// as deep and as wide as the text says (and copies an ordered object's members
+// recursively when it grows), and it takes a NUL byte for the end of the input.
+// Tracking strings and escapes as its lexer does, the pass sees the same
+// brackets and members, so nothing it lets through can build deeper than
+// kMaxJsonDepth or wider than kMaxObjectMembers, even when the text is not JSON.
+std::optional<std::string> scan_line(std::string_view line) {
+  struct Level {
+    bool object;
+    std::size_t members;
+  };
+  std::array<Level, kMaxJsonDepth> levels{};
+  std::size_t depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (std::size_t at = 0; at < line.size(); ++at) {
+    const auto byte = static_cast<unsigned char>(line[at]);
+    if (byte < 0x20) {
+      if (in_string)
+        return "the line has a raw control byte " + byte_text(byte) + " inside a string at byte " +
+               std::to_string(at) + "; JSON writes it as an escape such as \\u00" +
+               byte_text(byte).substr(2);
+      if (byte != '\t' && byte != '\n' && byte != '\r')
+        return "the line has a raw control byte " + byte_text(byte) + " at byte " +
+               std::to_string(at) + "; JSON allows only space, tab, CR and LF between tokens";
+      continue;
+    }
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (byte == '\\') escaped = true;
+      else if (byte == '"') in_string = false;
+      continue;
+    }
+    switch (byte) {
+      case '"':
+        in_string = true;
+        break;
+      case '[':
+      case '{':
+        if (depth == kMaxJsonDepth)
+          return "the line nests arrays and objects more than " + std::to_string(kMaxJsonDepth) +
+                 " levels deep at byte " + std::to_string(at);
+        levels[depth++] = Level{byte == '{', 0};
+        break;
+      case ']':
+      case '}':
+        if (depth > 0) --depth;  // an unmatched one is nlohmann's to report
+        break;
+      case ':':  // one per member
+        if (depth > 0 && levels[depth - 1].object &&
+            ++levels[depth - 1].members > kMaxObjectMembers)
+          return "the line has an object with more than " + std::to_string(kMaxObjectMembers) +
+                 " members at byte " + std::to_string(at);
+        break;
+      default:
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
+// nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 9:
+// <reason>" as "at byte 8: <reason>", cut: the reason quotes the token it was
+// reading, which can be the rest of the line.
+std::string parse_error_text(const Json::parse_error& error, std::size_t line_size) {
+  std::string_view what = error.what();
+  if (const auto column = what.find("column"); column != std::string_view::npos)
+    if (const auto colon = what.find(": ", column); colon != std::string_view::npos)
+      what.remove_prefix(colon + 2);
+  // error.byte counts the characters read, the offending one (or the end) last.
+  const std::size_t at = std::min<std::size_t>(error.byte > 0 ? error.byte - 1 : 0, line_size);
+  return "at byte " + std::to_string(at) + (at == line_size ? " (the end of the line)" : "") +
+         ": " + bounded_message(what, 2 * kMaxExcerptBytes);
 }
 
 }  // namespace
@@ -203,6 +303,11 @@ std::string bounded_message(std::string_view text, std::size_t limit) {
   while (kept > 0 && (static_cast<unsigned char>(text[kept]) & 0xC0) == 0x80) --kept;
   return std::string(text.substr(0, kept)) + "... [" + std::to_string(text.size() - kept) +
          " more bytes cut]";
+}
+
+std::string quoted_excerpt(std::string_view text, std::size_t limit) {
+  // Replace, not throw: the text may be cut bytes from anywhere.
+  return Json(bounded_message(text, limit)).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 // ---- Tensor descriptions ----
@@ -321,8 +426,8 @@ Expected<Request> request_from_json(const Json& json) {
   if (!op_text) return fail<Request>(reader.error());
   const auto op = op_from_string(*op_text);
   if (!op)
-    return fail<Request>("op: unknown op \"" + *op_text +
-                         "\"; protocol 1 has hello, decode and encode");
+    return fail<Request>("op: unknown op " + quoted_excerpt(*op_text) +
+                         "; protocol 1 has hello, decode and encode");
   if (*op == Op::kHello) {
     const auto version = reader.unsigned_integer("protocol", kMaxU64);
     if (!version) return fail<Request>(reader.error());
@@ -364,18 +469,21 @@ Expected<Hello> hello_from_json(const Json& json) {
   if (const Json* result = reader.optional("result"); result && *result == "error") {
     const Json* message = reader.optional("message");
     return fail<Hello>("the adapter answered hello with an error: " +
-                       (message && message->is_string() ? message->get<std::string>()
-                                                        : std::string("(no message)")));
+                       (message && message->is_string()
+                            ? bounded_message(message->get_ref<const std::string&>())
+                            : std::string("(no message)")));
   }
   Hello hello;
-  if (auto name = reader.string("name")) hello.name = std::move(*name);
-  if (auto version = reader.string("version")) hello.version = std::move(*version);
+  // Shown in every report: kept short.
+  if (auto name = reader.string("name")) hello.name = bounded_message(*name, kMaxNameBytes);
+  if (auto version = reader.string("version"))
+    hello.version = bounded_message(*version, kMaxNameBytes);
   // Older adapters written from the design brief send neither protocol nor
   // profiles: they speak protocol 1 and kiln-v2.
   if (auto protocol = reader.unsigned_integer("protocol", kMaxU64, false))
     hello.protocol = *protocol;
-  if (auto ops = reader.strings("ops")) hello.ops = std::move(*ops);
-  if (auto profiles = reader.strings("profiles", false)) hello.profiles = std::move(*profiles);
+  if (auto ops = reader.names("ops")) hello.ops = std::move(*ops);
+  if (auto profiles = reader.names("profiles", false)) hello.profiles = std::move(*profiles);
   if (reader.failed()) return fail<Hello>(reader.error());
   return hello;
 }
@@ -413,7 +521,7 @@ Expected<Outcome> outcome_from_json(const Json& json, Op answered) {
   const auto result = reader.string("result");
   if (!result) return fail<Outcome>(reader.error());
   auto wrong_op = [&] {
-    return fail<Outcome>("result: \"" + *result + "\" does not answer " +
+    return fail<Outcome>("result: " + quoted_excerpt(*result) + " does not answer " +
                          std::string(to_string(answered)));
   };
   if (*result == "accept") {
@@ -431,11 +539,13 @@ Expected<Outcome> outcome_from_json(const Json& json, Op answered) {
       if (auto error_class = error_class_from_string(*text))
         reject.error_class = *error_class;
       else
-        reader.fail("class: must be \"FRAME\" or \"TYPE\", got \"" + *text + "\"");
+        reader.fail("class: must be \"FRAME\" or \"TYPE\", got " + quoted_excerpt(*text));
     }
-    // Only the class is compared: the rest is help for a reader of the report.
-    reject.message = reader.string("message", false).value_or("");
-    reject.rule = reader.string("rule", false);
+    // Only the class is compared: the rest is help for a reader of the report,
+    // kept per result, so bounded.
+    reject.message = bounded_message(reader.string("message", false).value_or(""));
+    if (auto rule = reader.string("rule", false))
+      reject.rule = bounded_message(*rule, kMaxNameBytes);
     reject.offset = reader.unsigned_integer("offset", kMaxU64, false);
     if (reader.failed()) return fail<Outcome>(reader.error());
     return Outcome{std::move(reject)};
@@ -447,12 +557,12 @@ Expected<Outcome> outcome_from_json(const Json& json, Op answered) {
     return Outcome{EncodedBlock{std::move(*block)}};
   }
   if (*result == "error") {
-    std::string message = reader.string("message", false).value_or("");
+    std::string message = bounded_message(reader.string("message", false).value_or(""));
     if (reader.failed()) return fail<Outcome>(reader.error());
     return Outcome{ProtocolError{std::move(message)}};
   }
-  return fail<Outcome>("result: unknown result \"" + *result +
-                       "\"; expected accept, reject, block or error");
+  return fail<Outcome>("result: unknown result " + quoted_excerpt(*result) +
+                       "; expected accept, reject, block or error");
 }
 
 // ---- Lines ----
@@ -462,10 +572,15 @@ Expected<Json> parse_line(std::string_view line) {
     return fail<Json>("the line is not valid UTF-8 at byte " + std::to_string(*bad));
   if (line.find_first_not_of(" \t\r") == std::string_view::npos)
     return fail<Json>("the line is empty; expected one JSON object");
+  if (auto problem = scan_line(line)) return fail<Json>(std::move(*problem));
   try {
-    return Json::parse(line);
+    // Strict: one value and nothing after it but white space.
+    return Json::parse(line, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/false);
+  } catch (const Json::parse_error& error) {
+    return fail<Json>("the line is not JSON " + parse_error_text(error, line.size()));
   } catch (const Json::exception& error) {
-    return fail<Json>(std::string("the line is not JSON: ") + error.what());
+    return fail<Json>("the line is not JSON: " +
+                      bounded_message(error.what(), 2 * kMaxExcerptBytes));
   }
 }
 

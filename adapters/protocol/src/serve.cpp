@@ -8,9 +8,9 @@ namespace kiln::protocol {
 namespace {
 
 std::string error_line(std::string_view message) {
-  // An error message can come from an adapter and hold any bytes: replace what
-  // JSON cannot carry rather than fail to answer.
-  return outcome_to_json(ProtocolError{std::string(message)})
+  // An error message can come from an adapter and hold any bytes, any number of
+  // them: cut it, and replace what JSON cannot carry rather than fail to answer.
+  return outcome_to_json(ProtocolError{bounded_message(message)})
       .dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
@@ -43,8 +43,8 @@ Expected<Json> reply_to(Adapter& adapter, const Hello& offered, const Request& r
   const std::string& profile = op == Op::kDecode ? std::get<DecodeRequest>(request).profile
                                                  : std::get<EncodeRequest>(request).profile;
   if (!offered.offers_profile(profile))
-    return Expected<Json>::failure("profile \"" + profile +
-                                   "\" is not supported (this adapter offers " +
+    return Expected<Json>::failure("profile " + quoted_excerpt(profile) +
+                                   " is not supported (this adapter offers " +
                                    list(offered.profiles) + ")");
   const Outcome outcome = op == Op::kDecode
                               ? adapter.decode(std::get<DecodeRequest>(request).block)
@@ -80,7 +80,9 @@ bool serve(Adapter& adapter, std::istream& in, std::ostream& out) {
     out << answer(adapter, offered, line) << '\n' << std::flush;
     if (!out) return false;
   }
-  return true;
+  // getline stops on end of input, and also on a read error or a line too long
+  // to hold (it sets badbit, not throws): only the first is a clean end.
+  return !in.bad();
 }
 
 }  // namespace kiln::protocol

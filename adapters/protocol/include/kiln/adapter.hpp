@@ -44,7 +44,9 @@ class ReferenceAdapter final : public Adapter {
 std::string answer(Adapter& adapter, const Hello& offered, std::string_view line);
 
 // Reads request lines until end of input and writes one flushed reply line per
-// request. Returns false when the output stream failed.
+// request. Returns false when the output stream failed (a reply was not
+// written) or the input could not be read (a read error, or a line too long to
+// hold in memory), true at a clean end of input.
 bool serve(Adapter& adapter, std::istream& in, std::ostream& out);
 
 }  // namespace kiln::protocol

@@ -42,9 +42,33 @@ constexpr std::uint64_t max_reply_line_bytes(std::uint64_t largest_block_bytes) 
 // message must not be stored per result and copied into every report.
 inline constexpr std::size_t kMaxMessageBytes = 16 * 1024;
 
+// The most of a short name from an adapter (hello's name and version, an item of
+// its ops or profiles, a reject's rule ID) that is kept and reported.
+inline constexpr std::size_t kMaxNameBytes = 256;
+// The most entries hello's ops or profiles may list (a longer list is an
+// error): protocol 1 has three ops and one profile, and the lists are copied
+// into every report.
+inline constexpr std::size_t kMaxListEntries = 64;
+// The most of a value from the other side quoted inside one of our messages
+// ("unknown op ..."), so that a message never grows with the input.
+inline constexpr std::size_t kMaxExcerptBytes = 128;
+
+// Limits of the one JSON reader every line from outside goes through
+// (parse_line, adapters/PROTOCOL.md "Line limits"). The deepest protocol message,
+// an accept reply, nests 4 levels (reply, tensors, tensor, shape) and its widest
+// object has 6 members: the limits leave room for members added later but keep
+// out lines that would exhaust the stack when copied, dumped or destroyed, or
+// take quadratic time (an ordered object finds a member by linear search).
+inline constexpr std::size_t kMaxJsonDepth = 64;
+inline constexpr std::size_t kMaxObjectMembers = 64;
+
 // text cut to at most `limit` bytes on a UTF-8 boundary, with a note saying how
 // many bytes were cut; text within the limit comes back unchanged.
 std::string bounded_message(std::string_view text, std::size_t limit = kMaxMessageBytes);
+
+// text as a JSON string literal (quotes, escapes), cut like bounded_message: how
+// a message quotes a value it was given.
+std::string quoted_excerpt(std::string_view text, std::size_t limit = kMaxExcerptBytes);
 
 // A value, or the message saying why there is none.
 template <class T>
@@ -169,7 +193,12 @@ Expected<Outcome> outcome_from_json(const Json& json, Op answered);
 
 // ---- Lines ----
 
-// Parses one line of text as one JSON object: valid UTF-8, valid JSON, an object.
+// Parses one line of text as one JSON value (the callers then require an
+// object): valid UTF-8; no raw control byte (JSON allows only tab, CR and LF,
+// and only between tokens); at most kMaxJsonDepth levels of arrays and objects
+// and kMaxObjectMembers members per object, checked by a linear scan before
+// anything is built; then one JSON value with nothing after it but white space.
+// Messages give the byte offset of the problem.
 Expected<Json> parse_line(std::string_view line);
 // Compact JSON without the newline. Fails only when a string is not valid UTF-8
 // (JSON cannot carry it).
