@@ -21,7 +21,12 @@ std::variant<std::uint64_t, std::string> base_position(const std::string& base,
   if (base == "start") return std::uint64_t{0};
   if (base == "directory") return kHeaderSize;
   if (base == "heap") return placement.heap_start;
-  if (base == "heap_end") return placement.heap_start + placement.heap_length;
+  if (base == "heap_end") {
+    std::uint64_t end = 0;
+    if (__builtin_add_overflow(placement.heap_start, placement.heap_length, &end))
+      return std::string("the heap's end lies beyond 2^64 - 1");
+    return end;
+  }
   if (base == "payload") return placement.payload_offset;
   if (base == "end") return placement.size;
   static const std::regex kTensorPart(R"(^tensor\[([0-9]+)\]\.([a-z_]+)$)");
@@ -60,8 +65,9 @@ std::variant<std::uint64_t, std::string> resolve_anchor(const Anchor& anchor,
     if (match[4].str() == "-") {
       if (*delta > position) return "anchor '" + anchor.text + "' is before the block's start";
       position -= *delta;
-    } else {
-      position += *delta;
+    } else if (__builtin_add_overflow(position, *delta, &position)) {
+      // Unchecked, end+18446744073709551615 would wrap around to end-1.
+      return "anchor '" + anchor.text + "' lies beyond 2^64 - 1";
     }
   }
   return position;

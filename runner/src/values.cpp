@@ -102,7 +102,8 @@ std::optional<std::uint64_t> element_bits(const DtypeInfo& dtype, std::string_vi
                                           std::string& error) {
   const unsigned bits = element_bit_width(dtype);
   const std::string name(dtype.name);
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+  // Raw bits are "0x..." with a lower-case x, as the schema's pattern has it.
+  if (text.size() > 2 && text[0] == '0' && text[1] == 'x') {
     auto raw = parse_u64(text);
     if (!raw || (*raw & ~width_mask(bits)) != 0) {
       error = "raw bits " + std::string(text) + " do not fit a " + std::to_string(bits) +

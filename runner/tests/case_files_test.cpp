@@ -1,14 +1,25 @@
 // The golden cases' tools (issue 3 item 4): strict loading with file:line:column
-// errors, regen that writes nothing on any error and only ops/block otherwise,
-// check, coverage, export, and typed values packed exactly to the bit.
+// errors (case.schema.json applied, plain bounded YAML, a walk of the cases folder
+// that reports every entry it cannot use), regen that writes nothing on any error
+// and only ops/block otherwise, check, coverage, export, and typed values packed
+// exactly to the bit.
 #include <gtest/gtest.h>
+#include <linux/capability.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <cstring>
 #include <sstream>
 
+#include "kiln/builder.hpp"
 #include "kiln/conformance/case_loader.hpp"
 #include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/materialize.hpp"
+#include "kiln/conformance/run.hpp"
 #include "kiln/hex.hpp"
 #include "kiln/rules.hpp"
 #include "test_support.hpp"
@@ -86,9 +97,10 @@ std::vector<BrokenFile> broken_files() {
   }
   files.push_back({"unknown_tensor_key", join(with_line(9, "    shapes: [2]")), 9, 5,
                    "unknown key 'shapes' in tensor 0"});
-  files.push_back({"bad_hex_in_payload", join(with_line(10, "    payload: \"01zz\"")), 10, 14,
+  // Hex errors point at the character (column 14 is the opening quote).
+  files.push_back({"bad_hex_in_payload", join(with_line(10, "    payload: \"01zz\"")), 10, 17,
                    "payload: 'z' is not a hex digit at character 2"});
-  files.push_back({"odd_hex_digits", join(with_line(10, "    payload: \"010\"")), 10, 14,
+  files.push_back({"odd_hex_digits", join(with_line(10, "    payload: \"010\"")), 10, 17,
                    "payload: odd number of hex digits at character 2"});
   files.push_back({"unknown_rule_id", join(with_line(3, "rules: [TYPE-BYTE-LENGTH, TYPE-NO-SUCH]")),
                    3, 27, "'TYPE-NO-SUCH' is not a rule ID"});
@@ -145,6 +157,87 @@ std::vector<BrokenFile> broken_files() {
     files.push_back({"set_names_a_missing_tensor", join(lines), 12, 11,
                      "tensor[1] does not exist"});
   }
+  // ---- stricter than before: what case.schema.json and cases/README.md say ----
+  {
+    // yaml-cpp kept the first value and PyYAML the last: two readers, two cases.
+    auto lines = valid_lines();
+    lines.insert(lines.begin() + 5, "summary: a second summary");
+    files.push_back({"duplicate_top_level_key", join(lines), 6, 1, "duplicate key 'summary'"});
+  }
+  {
+    auto lines = valid_lines();
+    lines.insert(lines.begin() + 8, "    dtype: u16");
+    files.push_back({"duplicate_key_in_a_tensor", join(lines), 9, 5, "duplicate key 'dtype'"});
+  }
+  files.push_back({"duplicate_rule", join(with_line(3, "rules: [TYPE-BYTE-LENGTH, TYPE-BYTE-LENGTH]")),
+                   3, 27, "rule TYPE-BYTE-LENGTH is listed twice"});
+  files.push_back({"name_that_is_an_integer", join(with_line(7, "  - name: 123")), 7, 11,
+                   "name must be a string, not an integer (quote it)"});
+  files.push_back({"payload_with_a_space", join(with_line(10, "    payload: \"01 02\"")), 10, 17,
+                   "payload: white space at character 2: hex is digits only"});
+  files.push_back({"payload_in_upper_case", join(with_line(10, "    payload: \"0A02\"")), 10, 16,
+                   "payload: upper-case hex digit 'A' at character 1: hex is lower case"});
+  // valijson counts characters as UTF-8 and reads past its table on bad bytes.
+  files.push_back({"summary_that_is_not_utf8",
+                   join(with_line(2, "summary: a\x80\x80\x80\x80\x80\x80\x80" "b")), 2, 11,
+                   "not UTF-8 at character 1"});
+  files.push_back({"value_that_is_a_quoted_number", join(with_line(10, "    values: [\"1\", 2]")),
+                   10, 14, "a value is a number, true or false, or a quoted \"0x...\" bit pattern, "
+                           "not a string '1'"});
+  {
+    // The odd digit is on the block's second line, not at the key.
+    auto lines = valid_lines();
+    lines.insert(lines.end(), {"ops: [decode, encode]", "block: |", "  00ff", "  0"});
+    files.push_back({"odd_hex_in_a_block", join(lines), 16, 3,
+                     "block: odd number of hex digits at character 5"});
+  }
+  {
+    auto lines = valid_lines();
+    lines.insert(lines.end(), {"---", "id: kiln-v2-other"});
+    files.push_back({"second_yaml_document", join(lines), 13, 1,
+                     "a second YAML document: a case file holds exactly one"});
+  }
+  files.push_back({"empty_file", "", 1, 1, "no YAML document (the file is empty or only comments)"});
+  files.push_back({"only_comments", "# a case to come\n\n", 1, 1, "no YAML document"});
+  {
+    // Aliases multiplied a 540 KB file into 4.2 GB: case files have none.
+    auto lines = rejecting("FRAME", "FRAME-TRUNCATED", with_line(3, "rules: [FRAME-TRUNCATED]"));
+    lines.insert(lines.begin() + 10,
+                 {"faults:", "  - &cut {truncate: \"end-1\"}", "  - *cut"});
+    files.push_back({"anchor_and_alias_in_faults", join(lines), 12, 5,
+                     "an anchor '&cut': case files are plain YAML, without anchors or aliases"});
+  }
+  files.push_back({"a_tag", join(with_line(1, "id: !!str kiln-v2-broken")), 1, 5,
+                   "a tag 'tag:yaml.org,2002:str': case files are plain YAML, without tags"});
+  {
+    // The root mapping, tensors and the tensor are 3 levels: the 30th [ is the 33rd.
+    files.push_back({"nested_too_deep",
+                     join(with_line(9, "    shape: " + std::string(40, '[') + std::string(40, ']'))),
+                     9, 41, "nested more than 32 levels deep"});
+  }
+  {
+    auto lines = rejecting("FRAME", "FRAME-PAD-HEAP", with_line(3, "rules: [FRAME-PAD-HEAP]"));
+    lines.insert(lines.begin() + 10,
+                 {"faults:", "  - {overwrite: \"end+18446744073709551615\", bytes: \"01\"}"});
+    files.push_back({"anchor_offset_that_would_wrap", join(lines), 12, 17,
+                     "anchor 'end+18446744073709551615' lies beyond 2^64 - 1"});
+  }
+  {
+    // rank 65536 cannot be placed: no block can ever exist for this case.
+    auto lines = with_line(9, "    shape: {rank: 65536, fill: 1}");
+    lines.push_back("ops: [encode]");
+    files.push_back({"accept_case_that_can_have_no_block", join(lines), 12, 11,
+                     "an accept case must have a block, and its description cannot be placed in one"});
+  }
+  {
+    auto lines = rejecting("FRAME", "FRAME-FIELD-RANGE",
+                           with_line(3, "rules: [FRAME-FIELD-RANGE]"));
+    lines[8] = "    shape: {rank: 65536, fill: 1}";
+    lines.insert(lines.begin() + 10, {"faults:", "  - {append: \"00\"}"});
+    files.push_back({"fault_case_that_can_have_no_block", join(lines), 12, 3,
+                     "a case with faults is a decode test and must have a block, and its "
+                     "description cannot be placed in one"});
+  }
   return files;
 }
 
@@ -159,6 +252,7 @@ TEST_P(BrokenCaseFile, IsReportedAtFileLineColumnAndRegenWritesNothing) {
   const BrokenFile& broken = GetParam();
   ScratchDir scratch;
   const auto root = scratch / "cases";
+  testing::write_schema(root);
   write_text(root / "seed" / "kiln-v2-u4.yaml", testing::seed_case_texts().at("kiln-v2-u4"));
   write_text(root / "topic" / "kiln-v2-broken.yaml", broken.text);
   const auto before = snapshot(root);
@@ -167,7 +261,8 @@ TEST_P(BrokenCaseFile, IsReportedAtFileLineColumnAndRegenWritesNothing) {
   int column = broken.column;
   std::string message = broken.message;
   if (line == 0) {  // a syntax error: the position is wherever yaml-cpp reports it
-    auto loaded = load_case_file(root / "topic" / "kiln-v2-broken.yaml", "x");
+    auto loaded =
+        load_case_file(root / "topic" / "kiln-v2-broken.yaml", "x", testing::suite_schema());
     ASSERT_TRUE(std::holds_alternative<CaseError>(loaded));
     const CaseError& error = std::get<CaseError>(loaded);
     // The [ opened on line 3 is found unclosed where the next key starts.
@@ -200,6 +295,7 @@ TEST(CaseSet, DuplicateIdInTwoFilesIsAnErrorAndRegenWritesNothing) {
   ScratchDir scratch;
   const auto root = scratch / "cases";
   const std::string text = testing::seed_case_texts().at("kiln-v2-u4");
+  testing::write_schema(root);
   write_text(root / "a" / "kiln-v2-u4.yaml", text);
   write_text(root / "b" / "kiln-v2-u4.yaml", text);
   const auto before = snapshot(root);
@@ -217,6 +313,7 @@ TEST(CaseSet, DuplicateIdInTwoFilesIsAnErrorAndRegenWritesNothing) {
 TEST(CaseSet, IdDifferingFromTheFileNameIsAnErrorAndRegenWritesNothing) {
   ScratchDir scratch;
   const auto root = scratch / "cases";
+  testing::write_schema(root);
   write_text(root / "kiln-v2-u4.yaml", testing::seed_case_texts().at("kiln-v2-u4"));
   write_text(root / "kiln-v2-other-name.yaml", testing::seed_case_texts().at("kiln-v2-f32"));
   const auto before = snapshot(root);
@@ -268,6 +365,7 @@ const char* const kCommentedU4 =
 TEST(CasesRegen, RewritesOnlyOpsAndBlockKeepingCommentsAndKeyOrder) {
   ScratchDir scratch;
   const auto root = scratch / "cases";
+  testing::write_schema(root);
   write_text(root / "seed" / "kiln-v2-u4.yaml", kCommentedU4);
 
   std::ostringstream out, err;
@@ -294,6 +392,7 @@ TEST(CasesRegen, ReplacesAStaleBlockWhereItStands) {
       "ops: [decode, encode]\n"
       "expect:\n"
       "  result: accept\n";
+  testing::write_schema(root);
   write_text(root / "kiln-v2-u4.yaml", head + "block: |\n  00ff\n\n  ee\n" + tail);
 
   std::ostringstream out, err;
@@ -313,9 +412,26 @@ TEST(CasesRegen, IsIdempotent) {
   EXPECT_EQ(snapshot(root), after_first);
 }
 
+TEST(CasesRegen, RewritesOpsThatTheSchemaWouldRefuse) {
+  // case.schema.json wants [decode] for a case with faults; a stale ops is regen's
+  // to fix, so the loader checks only its form.
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  testing::write_schema(root);
+  const std::string text = testing::seed_case_texts().at("kiln-v2-le-clear");
+  write_text(root / "kiln-v2-le-clear.yaml", text + "ops: [decode, encode]\n");
+  std::ostringstream out, err;
+  ASSERT_EQ(cases_regen(root, out, err), kExitOk) << err.str();
+  const std::string after = read_text(root / "kiln-v2-le-clear.yaml");
+  EXPECT_EQ(after.substr(0, text.size() + 14), text + "ops: [decode]\n") << after;
+  std::ostringstream check_out, check_err;
+  EXPECT_EQ(cases_check(root, check_out, check_err), kExitOk) << check_err.str();
+}
+
 TEST(CasesRegen, LeavesNoBlockForAnEncoderOnlyCase) {
   ScratchDir scratch;
   const auto root = scratch / "cases";
+  testing::write_schema(root);
   write_text(root / "kiln-v2-rank-65536.yaml",
              "id: kiln-v2-rank-65536\n"
              "summary: rank 65536 does not fit the rank field\n"
@@ -413,6 +529,7 @@ TEST_F(CasesCheck, ReportsAnExpectedRuleTheReferenceDoesNotReport) {
 }
 
 TEST_F(CasesCheck, ReportsACaseWithoutABlock) {
+  // A new case, which regen has not written yet: it loads, so that regen can.
   write_text(file("kiln-v2-f32"), testing::seed_case_texts().at("kiln-v2-f32"));
   std::string err;
   EXPECT_EQ(check(err), kExitFailures);
@@ -528,7 +645,8 @@ TEST_P(TypedValuesPack, ToTheExactBits) {
              "    values: " + typed.values + "\n"
              "expect:\n"
              "  result: accept\n");
-  auto loaded = load_case_file(scratch / "kiln-v2-typed.yaml", "kiln-v2-typed.yaml");
+  auto loaded = load_case_file(scratch / "kiln-v2-typed.yaml", "kiln-v2-typed.yaml",
+                               testing::suite_schema());
   ASSERT_TRUE(std::holds_alternative<Case>(loaded)) << std::get<CaseError>(loaded).describe();
   const Case& c = std::get<Case>(loaded);
   ASSERT_EQ(c.description.tensors.size(), 1u);
@@ -548,6 +666,375 @@ INSTANTIATE_TEST_SUITE_P(
                       TypedValues{"i8", "[2]", "[-128, 127]", "807f"},
                       TypedValues{"f8e4m3", "[2]", "[\"0x38\", 56]", "3838"}),
     [](const auto& info) { return "case_" + std::to_string(info.index); });
+
+
+// ---- the cases folder ----
+
+bool has_error(const CaseSet& set, const std::string& text) {
+  return std::any_of(set.errors.begin(), set.errors.end(),
+                     [&](const CaseError& e) { return e.describe() == text; });
+}
+
+std::string all_errors(const CaseSet& set) {
+  std::string text;
+  for (const auto& error : set.errors) text += error.describe() + "\n";
+  return text;
+}
+
+TEST(CaseSet, ALinkThatLeadsNowhereIsALoadErrorNamingIt) {
+  // A link to itself once made a throwing is_regular_file abort every subcommand.
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(root));
+  std::filesystem::create_symlink("loop.yaml", root / "type" / "loop.yaml");
+  std::filesystem::create_symlink("loop", root / "other" / "loop");
+  std::filesystem::create_symlink("no-such-file.yaml", root / "other" / "gone.yaml");
+
+  CaseSet set;
+  ASSERT_NO_THROW(set = load_case_set(root));
+  EXPECT_TRUE(has_error(set, "cases/type/loop.yaml: a link that leads nowhere: Too many levels of "
+                             "symbolic links"))
+      << all_errors(set);
+  EXPECT_TRUE(has_error(set, "cases/other/loop: a link that leads nowhere: Too many levels of "
+                             "symbolic links"))
+      << all_errors(set);
+  EXPECT_TRUE(has_error(set, "cases/other/gone.yaml: a link that leads nowhere: No such file or "
+                             "directory"))
+      << all_errors(set);
+  EXPECT_EQ(set.errors.size(), 3u) << all_errors(set);
+
+  std::ostringstream out, err;
+  EXPECT_EQ(cases_check(root, out, err), kExitUsage);
+  EXPECT_EQ(cases_regen(root, out, err), kExitUsage);
+}
+
+TEST(CaseSet, ALinkToAFolderIsALoadErrorAndALinkToAFileIsFollowed) {
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(root));
+  std::filesystem::create_symlink("..", root / "type" / "up");
+  std::filesystem::rename(root / "other" / "kiln-v2-f32.yaml", scratch / "kiln-v2-f32.yaml");
+  std::filesystem::create_symlink(scratch / "kiln-v2-f32.yaml", root / "other" / "kiln-v2-f32.yaml");
+
+  const CaseSet set = load_case_set(root);
+  EXPECT_EQ(all_errors(set), "cases/type/up: a link to a folder: links to folders are not followed\n");
+  EXPECT_EQ(set.cases.size(), 6u);
+}
+
+TEST(CaseSet, AYamlEntryThatIsNotAFileIsALoadErrorNotAHang) {
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(root));
+  ASSERT_EQ(::mkfifo((root / "type" / "kiln-v2-pipe.yaml").c_str(), 0600), 0) << std::strerror(errno);
+  const CaseSet set = load_case_set(root);
+  EXPECT_EQ(all_errors(set), "cases/type/kiln-v2-pipe.yaml: not a regular file\n");
+  // load_case_file itself opens without blocking and refuses it.
+  auto loaded = load_case_file(root / "type" / "kiln-v2-pipe.yaml", "pipe.yaml", testing::suite_schema());
+  ASSERT_TRUE(std::holds_alternative<CaseError>(loaded));
+  EXPECT_EQ(std::get<CaseError>(loaded).describe(), "pipe.yaml: not a regular file");
+}
+
+// Root reads any folder: CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH override its
+// permissions. Capabilities belong to a thread, so this drops the two from the
+// calling thread's effective set while it lives (the permitted set keeps them,
+// and the destructor raises them again).
+class WithoutPermissionOverride {
+ public:
+  WithoutPermissionOverride() {
+    if (::geteuid() != 0) {
+      works_ = true;
+      return;
+    }
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    if (::syscall(SYS_capget, &header, saved_) != 0) return;
+    __user_cap_data_struct reduced[2];
+    std::memcpy(reduced, saved_, sizeof reduced);
+    for (unsigned cap : {CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH})
+      reduced[cap / 32].effective &= ~(1u << (cap % 32));
+    header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    if (::syscall(SYS_capset, &header, reduced) != 0) return;
+    dropped_ = works_ = true;
+  }
+  ~WithoutPermissionOverride() {
+    if (!dropped_) return;
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    ::syscall(SYS_capset, &header, saved_);
+  }
+  WithoutPermissionOverride(const WithoutPermissionOverride&) = delete;
+  WithoutPermissionOverride& operator=(const WithoutPermissionOverride&) = delete;
+  bool works() const { return works_; }
+
+ private:
+  __user_cap_data_struct saved_[2]{};
+  bool dropped_ = false;
+  bool works_ = false;
+};
+
+TEST(CaseSet, AnUnreadableFolderMakesTheSetUnusable) {
+  // It once shortened the case set silently: check and run exited 0.
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(root));
+  std::filesystem::permissions(root / "type", std::filesystem::perms::none);
+  struct Restore {
+    std::filesystem::path folder;
+    ~Restore() { std::filesystem::permissions(folder, std::filesystem::perms::owner_all); }
+  } restore{root / "type"};
+
+  CaseSet set;
+  std::string check_err;
+  int check_code = -1;
+  {
+    WithoutPermissionOverride unprivileged;
+    if (!unprivileged.works())
+      GTEST_SKIP() << "running as root and cannot drop CAP_DAC_OVERRIDE from this thread, so no "
+                      "folder is unreadable; AFolderWalkErrorMakesTheSetUnusable covers the path";
+    set = load_case_set(root);
+    std::ostringstream out, err;
+    check_code = cases_check(root, out, err);
+    check_err = err.str();
+  }
+  EXPECT_EQ(all_errors(set), "cases/type: cannot read the folder: Permission denied\n");
+  EXPECT_EQ(check_code, kExitUsage);
+  EXPECT_NE(check_err.find("cases/type: cannot read the folder"), std::string::npos) << check_err;
+}
+
+TEST(CaseSet, AFolderWalkErrorMakesTheSetUnusable) {
+  // Whoever runs the tests: folders nested past the bound stop the walk there,
+  // and the set is unusable rather than shorter.
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(root));
+  std::filesystem::path deep = root;
+  std::string shown = "cases";
+  for (int i = 0; i <= kMaxFolderDepth; ++i) {
+    deep /= "d";
+    shown += "/d";
+  }
+  std::filesystem::create_directories(deep);
+  const CaseSet set = load_case_set(root);
+  EXPECT_EQ(all_errors(set), shown + ": folders nest more than 32 deep below the cases root\n");
+
+  std::ostringstream out, err;
+  EXPECT_EQ(cases_check(root, out, err), kExitUsage);
+  EXPECT_EQ(cases_check(root / "other" / "kiln-v2-f32.yaml", out, err), kExitUsage)
+      << "a file where the cases folder is expected";
+}
+
+TEST(CaseSet, AFolderWithoutASchemaIsCheckedWithTheBuiltInOne) {
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(root));
+  std::filesystem::remove(root / kCaseSchemaFile);
+  const CaseSet set = load_case_set(root);
+  EXPECT_EQ(all_errors(set), "");
+  EXPECT_EQ(set.cases.size(), 6u);
+  // The built-in schema is the suite's file as it is now.
+  EXPECT_EQ(builtin_case_schema_text(), read_text(testing::suite_schema_path()));
+}
+
+TEST(CaseSet, ASchemaThatCannotBeReadMakesTheSetUnusable) {
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(root));
+  std::filesystem::remove(root / kCaseSchemaFile);
+  std::filesystem::create_symlink("nowhere.json", root / kCaseSchemaFile);
+  const CaseSet set = load_case_set(root);
+  EXPECT_EQ(all_errors(set), "cases/case.schema.json: cannot open: No such file or directory\n");
+  EXPECT_TRUE(set.cases.empty());
+}
+
+TEST(CaseSet, ASchemaThatIsNotJsonIsReportedAtItsLineAndColumn) {
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(root));
+  write_text(root / kCaseSchemaFile, "{\n  \"type\": \"object\",\n  oops\n}\n");
+  const CaseSet set = load_case_set(root);
+  ASSERT_EQ(set.errors.size(), 1u);
+  EXPECT_EQ(set.errors[0].where.describe(), "cases/case.schema.json:3:3") << all_errors(set);
+  EXPECT_NE(set.errors[0].message.find("not JSON"), std::string::npos) << all_errors(set);
+}
+
+TEST(CaseSet, TheSchemaBesideTheCasesIsTheOneApplied) {
+  // One source of truth: a rule only the schema states is enforced, at the node.
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(root));
+  auto schema = nlohmann::json::parse(read_text(root / kCaseSchemaFile));
+  schema["properties"]["summary"]["maxLength"] = 20;
+  write_text(root / kCaseSchemaFile, schema.dump(2));
+
+  const CaseSet set = load_case_set(root);
+  // The u4 case's summary, "u4 [3] holds 1, 2, 3 as 21 03", is longer.
+  EXPECT_TRUE(has_error(set, "cases/other/kiln-v2-u4.yaml:2:10: summary (a string) does not satisfy "
+                             "cases/case.schema.json: String should be no more than 20 characters "
+                             "in length"))
+      << all_errors(set);
+}
+
+TEST(CaseSet, EveryCaseOfTheSuiteSatisfiesTheSchema) {
+  const auto cases = testing::suite_schema_path().parent_path();
+  const CaseSet set = load_case_set(cases);
+  EXPECT_EQ(all_errors(set), "");
+  EXPECT_GE(set.cases.size(), 558u);
+}
+
+TEST(CaseSet, TheTopicIsTheFolderBelowTheRootHoweverTheRootIsSpelled) {
+  // `--cases cases/` once put every case in "(top)".
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(root));
+  std::filesystem::create_directories(root / "a" / "b");
+  std::filesystem::rename(root / "other" / "kiln-v2-f32.yaml", root / "a" / "b" / "kiln-v2-f32.yaml");
+  std::filesystem::rename(root / "other" / "kiln-v2-u4.yaml", root / "kiln-v2-u4.yaml");
+
+  for (const std::string& spelling :
+       {root.string(), root.string() + "/", (root / ".").string(), root.string() + "//"}) {
+    const CaseSet set = load_case_set(spelling);
+    ASSERT_EQ(all_errors(set), "") << spelling;
+    std::map<std::string, std::string> topic_of_id;
+    for (const Case& c : set.cases) topic_of_id[c.id] = c.topic;
+    EXPECT_EQ(topic_of_id["kiln-v2-f32"], "a/b") << spelling;
+    EXPECT_EQ(topic_of_id["kiln-v2-u4"], "") << spelling;
+    EXPECT_EQ(topic_of_id["kiln-v2-bool-byte"], "type") << spelling;
+    EXPECT_EQ(topic_of_id["kiln-v2-le-clear"], "other") << spelling;
+
+    RunOptions options;
+    options.cases_dir = spelling;
+    options.adapter = "builtin:reference";
+    options.quiet_progress = true;
+    std::ostringstream out, err;
+    const RunSummary summary = run_suite(options, out, err);
+    ASSERT_EQ(summary.exit_code, kExitOk) << err.str();
+    std::set<std::string> topics;
+    for (const auto& result : summary.results) topics.insert(result.topic);
+    EXPECT_EQ(topics, (std::set<std::string>{"(top)", "a/b", "other", "type"})) << spelling;
+  }
+}
+
+// ---- the case model ----
+
+TEST(CaseModel, ACaseWithFaultsIsNeverAnEncodeTest) {
+  Case c;
+  c.faults.push_back(Append{{0}});
+  // Once [encode], for want of a block; a decode test, which run reports as
+  // unjudgeable until regen has written the block.
+  EXPECT_EQ(c.derived_ops(), std::vector<Operation>{Operation::kDecode});
+  c.block = std::vector<std::uint8_t>{1, 2};
+  EXPECT_EQ(c.derived_ops(), std::vector<Operation>{Operation::kDecode});
+  c.faults.clear();
+  EXPECT_EQ(c.derived_ops(), (std::vector<Operation>{Operation::kDecode, Operation::kEncode}));
+  c.block.reset();
+  EXPECT_EQ(c.derived_ops(), std::vector<Operation>{Operation::kEncode});
+}
+
+TEST(CaseModel, AnAcceptCaseWithoutABlockMakesTheSetUnusableForRun) {
+  // judge() once compared an encoder's bytes with the empty optional.
+  ScratchDir scratch;
+  const auto root = scratch / "cases";
+  testing::write_schema(root);
+  write_text(root / "kiln-v2-wide.yaml",
+             "id: kiln-v2-wide\n"
+             "summary: an accept case that can have no block\n"
+             "rules: [FRAME-FIELD-RANGE]\n"
+             "source: suite\n"
+             "level: required\n"
+             "tensors:\n"
+             "  - {name: x, dtype: u8, shape: {rank: 65536, fill: 1}, payload: \"00\"}\n"
+             "expect: {result: accept}\n"
+             "ops: [encode]\n");
+  RunOptions options;
+  options.cases_dir = root;
+  options.adapter = "builtin:reference";
+  options.quiet_progress = true;
+  std::ostringstream out, err;
+  EXPECT_EQ(run_suite(options, out, err).exit_code, kExitUsage);
+  EXPECT_NE(err.str().find("cases/kiln-v2-wide.yaml:8:18: an accept case must have a block"),
+            std::string::npos)
+      << err.str();
+}
+
+TEST(Materialize, AnAnchorOffsetThatWouldWrapIsAnError) {
+  // end+18446744073709551615 once wrote at end-1.
+  Placement placement{16, 8, 64, 2, 66, {}};
+  auto resolved = resolve_anchor(Anchor{"end+18446744073709551615"}, placement);
+  ASSERT_TRUE(std::holds_alternative<std::string>(resolved)) << std::get<std::uint64_t>(resolved);
+  EXPECT_EQ(std::get<std::string>(resolved), "anchor 'end+18446744073709551615' lies beyond 2^64 - 1");
+  EXPECT_EQ(std::get<std::uint64_t>(resolve_anchor(Anchor{"end+2"}, placement)), 68u);
+
+  Placement huge_heap{~std::uint64_t{0}, 1, 0, 0, 0, {}};
+  auto heap_end = resolve_anchor(Anchor{"heap_end"}, huge_heap);
+  ASSERT_TRUE(std::holds_alternative<std::string>(heap_end));
+  EXPECT_EQ(std::get<std::string>(heap_end), "the heap's end lies beyond 2^64 - 1");
+}
+
+// ---- bounds ----
+
+std::string u8_case_with_values(std::size_t count) {
+  std::string text =
+      "id: kiln-v2-many\n"
+      "summary: many values\n"
+      "rules: [TYPE-BYTE-LENGTH]\n"
+      "source: suite\n"
+      "level: required\n"
+      "tensors:\n"
+      "  - name: x\n"
+      "    dtype: u8\n"
+      "    shape: [" + std::to_string(count) + "]\n"
+      "    values: [";
+  for (std::size_t i = 0; i < count; ++i) text += i ? ",0" : "0";
+  return text + "]\nexpect:\n  result: accept\n";
+}
+
+TEST(CaseBounds, MoreNodesThanTheLimitAreRefusedAtTheNodePastIt) {
+  ScratchDir scratch;
+  write_text(scratch / "ok.yaml", u8_case_with_values(1000));
+  auto ok = load_case_file(scratch / "ok.yaml", "ok.yaml", testing::suite_schema());
+  ASSERT_TRUE(std::holds_alternative<Case>(ok)) << std::get<CaseError>(ok).describe();
+
+  write_text(scratch / "many.yaml", u8_case_with_values(kMaxCaseNodes));
+  auto many = load_case_file(scratch / "many.yaml", "many.yaml", testing::suite_schema());
+  ASSERT_TRUE(std::holds_alternative<CaseError>(many));
+  const CaseError& error = std::get<CaseError>(many);
+  EXPECT_EQ(error.message, "more than 131072 YAML nodes: larger than any case (cases/README.md, Limits)");
+  EXPECT_EQ(error.where.line, 10);
+  EXPECT_GT(error.where.column, 200000);  // in the values, where the count passed the limit
+}
+
+TEST(CaseBounds, AFileLargerThanTheLimitIsRefused) {
+  ScratchDir scratch;
+  std::string text = testing::seed_case_texts().at("kiln-v2-u4");
+  text += "# " + std::string(kMaxCaseFileBytes, 'x') + "\n";
+  write_text(scratch / "kiln-v2-u4.yaml", text);
+  auto loaded = load_case_file(scratch / "kiln-v2-u4.yaml", "big.yaml", testing::suite_schema());
+  ASSERT_TRUE(std::holds_alternative<CaseError>(loaded));
+  EXPECT_EQ(std::get<CaseError>(loaded).describe(),
+            "big.yaml: larger than 1048576 bytes (cases/README.md, Limits)");
+}
+
+TEST(CaseBounds, AliasesThatWouldExpandToGigabytesAreRefusedAtOnce) {
+  // The 540 KB file that took 4.2 GB: one fault's bytes, used again and again.
+  ScratchDir scratch;
+  std::string text =
+      "id: kiln-v2-aliases\n"
+      "summary: aliases\n"
+      "rules: [FRAME-TRUNCATED]\n"
+      "source: suite\n"
+      "level: required\n"
+      "tensors:\n"
+      "  - {name: x, dtype: u8, shape: [1], payload: \"00\"}\n"
+      "faults:\n"
+      "  - &big {overwrite: 0, bytes: \"" + std::string(200000, '0') + "\"}\n";
+  for (int i = 0; i < 20000; ++i) text += "  - *big\n";
+  text += "expect: {result: reject, class: FRAME, rule: FRAME-TRUNCATED}\n";
+  write_text(scratch / "kiln-v2-aliases.yaml", text);
+  const auto started = std::chrono::steady_clock::now();
+  auto loaded = load_case_file(scratch / "kiln-v2-aliases.yaml", "aliases.yaml", testing::suite_schema());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+  ASSERT_TRUE(std::holds_alternative<CaseError>(loaded));
+  EXPECT_EQ(std::get<CaseError>(loaded).describe(),
+            "aliases.yaml:9:5: an anchor '&big': case files are plain YAML, without anchors or aliases");
+}
 
 }  // namespace
 }  // namespace kiln::conformance

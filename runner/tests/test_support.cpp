@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -81,6 +82,24 @@ CommandResult run_program(const std::string& program, const std::vector<std::str
   result.out = read_text(out_file);
   result.err = read_text(err_file);
   return result;
+}
+
+std::filesystem::path suite_schema_path() { return KILN_CASE_SCHEMA; }
+
+void write_schema(const std::filesystem::path& dir) {
+  write_text(dir / kCaseSchemaFile, read_text(suite_schema_path()));
+}
+
+const CaseSchema& suite_schema() {
+  static const CaseSchema schema = [] {
+    auto loaded = CaseSchema::load(suite_schema_path(), "cases/case.schema.json");
+    if (auto* error = std::get_if<CaseError>(&loaded)) {
+      std::fprintf(stderr, "the suite's schema does not load: %s\n", error->describe().c_str());
+      std::abort();  // a broken build tree: every loader test needs the schema
+    }
+    return std::get<CaseSchema>(std::move(loaded));
+  }();
+  return schema;
 }
 
 const std::map<std::string, std::string>& seed_case_texts() {
@@ -178,6 +197,7 @@ const std::map<std::string, std::string>& seed_case_texts() {
 }
 
 void write_seed_cases(const std::filesystem::path& dir) {
+  write_schema(dir);
   for (const auto& [id, text] : seed_case_texts()) {
     const bool type_case = text.find("class: TYPE") != std::string::npos;
     write_text(dir / (type_case ? "type" : "other") / (id + ".yaml"), text);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "kiln/conformance/case_loader.hpp"
+
 namespace kiln::conformance::testing {
 
 // A fresh directory under the system temp dir, removed with everything in it.
@@ -39,11 +41,17 @@ CommandResult run_program(const std::string& program, const std::vector<std::str
                           const ScratchDir& scratch);
 std::string shell_quote(const std::string& text);
 
+// The suite's cases/case.schema.json: its path, a copy of it in dir (every cases
+// folder holds its schema), and the schema compiled once for load_case_file.
+std::filesystem::path suite_schema_path();
+void write_schema(const std::filesystem::path& dir);
+const CaseSchema& suite_schema();
+
 // YAML text of six small cases (the seed cases u4, high-nibble, bool-byte,
 // le-clear, f32 and opaque) without ops and block, keyed by id.
 const std::map<std::string, std::string>& seed_case_texts();
-// Writes seed_case_texts() under dir (in two topic folders) and fills in ops
-// and block with `cases regen`; fails the calling test when regen fails.
+// Writes the schema and seed_case_texts() under dir (in two topic folders) and
+// fills in ops and block with `cases regen`; fails the calling test when regen fails.
 void write_seed_cases(const std::filesystem::path& dir);
 
 // The design brief's worked example kiln-v2-u4: u4 [3] = 1, 2, 3 (130 bytes).

@@ -14,11 +14,12 @@
 namespace kiln::conformance {
 
 // Where something was written: file:line:column (1-based), for error messages.
+// line 0 means the whole file or folder (it cannot be read, say): no position.
 struct SourceMark {
   std::string file;
   int line = 0;
   int column = 0;
-  std::string describe() const;  // "cases/x.yaml:3:5"
+  std::string describe() const;  // "cases/x.yaml:3:5", or "cases/x.yaml" when line is 0
 };
 
 // A byte position named by a layout anchor of the canonical block ("heap+3",
@@ -65,12 +66,20 @@ struct Case {
   std::string profile = "kiln-v2";
   BlockDescription description;   // payloads already packed from typed values
   std::vector<Fault> faults;
-  std::optional<std::vector<std::uint8_t>> block;  // absent only when no block can exist
+  // The block as the file stores it. Absent for an encoder-only case (a reject case
+  // without faults whose description cannot be placed) and in a file regen has not
+  // written yet: the loader refuses an accept case or a case with faults whose
+  // description cannot be placed, since no block can ever exist for them.
+  std::optional<std::vector<std::uint8_t>> block;
   Expectation expect;
-  std::vector<Operation> ops;     // derived: decode always (with a block); encode iff no faults
+  std::vector<Operation> ops;     // as written; empty when the file has no ops yet
   SourceMark origin;              // the file the case came from
+  // The folder the case sits in, relative to the cases root, '/'-separated ("type",
+  // "a/b"); empty for a file at the root. Independent of how the root was spelled.
+  std::string topic;
 
-  // The operations the case tests, as the schema derives them from the rest.
+  // The operations the case tests, as cases/README.md derives them: decode when
+  // there is a block or there are faults, encode when there are no faults.
   std::vector<Operation> derived_ops() const;
 };
 
