@@ -1,5 +1,6 @@
 #include "kiln/conformance/driver.hpp"
 
+#include <cstdio>
 #include <exception>
 
 namespace kiln::conformance {
@@ -15,6 +16,53 @@ Exchange failure(Exchange::Kind kind, std::string detail, std::string adapter_st
   return result;
 }
 
+// The length of the valid UTF-8 sequence text starts with, or 0.
+std::size_t utf8_length(std::string_view text) {
+  const auto first = static_cast<unsigned char>(text[0]);
+  std::size_t length;
+  if (first < 0x80) return 1;
+  if (first >= 0xC2 && first <= 0xDF) length = 2;
+  else if (first >= 0xE0 && first <= 0xEF) length = 3;
+  else if (first >= 0xF0 && first <= 0xF4) length = 4;
+  else return 0;
+  if (text.size() < length) return 0;
+  for (std::size_t i = 1; i < length; ++i)
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) return 0;
+  const auto second = static_cast<unsigned char>(text[1]);
+  // Overlong forms, surrogates and code points past U+10FFFF.
+  if ((first == 0xE0 && second < 0xA0) || (first == 0xED && second > 0x9F) ||
+      (first == 0xF0 && second < 0x90) || (first == 0xF4 && second > 0x8F))
+    return 0;
+  return length;
+}
+
+// The start of what an adapter wrote, for a message: short, valid UTF-8 (reports
+// are JSON and XML), control characters and stray bytes shown as \xNN.
+std::string excerpt(std::string_view text) {
+  constexpr std::size_t kShown = 200;
+  std::string shown;
+  std::size_t at = 0;
+  while (at < text.size() && shown.size() < kShown) {
+    const auto byte = static_cast<unsigned char>(text[at]);
+    const std::size_t length = utf8_length(text.substr(at));
+    if (length > 1) {
+      shown.append(text.substr(at, length));
+      at += length;
+      continue;
+    }
+    if (byte >= 0x20 && byte < 0x7F) {
+      shown += static_cast<char>(byte);
+    } else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+      shown += escaped;
+    }
+    ++at;
+  }
+  if (at < text.size()) shown += "... (" + std::to_string(text.size()) + " bytes)";
+  return shown;
+}
+
 class InProcessDriver final : public Driver {
  public:
   explicit InProcessDriver(std::unique_ptr<protocol::Adapter> adapter)
@@ -24,7 +72,7 @@ class InProcessDriver final : public Driver {
     try {
       return adapter_->hello();
     } catch (const std::exception& error) {
-      detail = std::string("hello threw: ") + error.what();
+      detail = protocol::bounded_message(std::string("hello threw: ") + error.what());
       return std::nullopt;
     }
   }
@@ -40,7 +88,8 @@ class InProcessDriver final : public Driver {
         return failure(Exchange::Kind::kProtocol, "the runner sends only decode and encode");
       return result;
     } catch (const std::exception& error) {
-      return failure(Exchange::Kind::kCrash, std::string("the adapter threw: ") + error.what());
+      return failure(Exchange::Kind::kCrash,
+                     protocol::bounded_message(std::string("the adapter threw: ") + error.what()));
     }
   }
 
@@ -53,49 +102,26 @@ class ProcessDriver final : public Driver {
   explicit ProcessDriver(ProcessOptions options) : options_(std::move(options)) {}
 
   std::optional<protocol::Hello> hello(std::string& detail) override {
-    const std::string line = request_line(protocol::HelloRequest{});
-    std::string reply;
     std::string adapter_stderr;
-    std::unique_ptr<Subprocess> process;
-    Exchange problem = round_trip(line, process, reply, adapter_stderr);
-    if (!options_.one_shot) process_ = std::move(process);
-    else if (process) process->kill();
-    auto parsed = problem.kind == Exchange::Kind::kReply
-                      ? protocol::parse_hello_reply(reply)
-                      : protocol::Expected<protocol::Hello>::failure(problem.detail);
-    if (!parsed) {
-      detail = problem.kind == Exchange::Kind::kReply ? "hello reply: " + parsed.error()
-                                                      : parsed.error();
-      process_.reset();
-      // Every failed start counts, the run's first hello included.
-      ++start_failures_;
-      last_start_failure_ = detail;
-      return std::nullopt;
+    auto hello = start(detail, adapter_stderr);
+    // An adapter that dies at start-up says why on stderr (an import error):
+    // the hello's detail is the only place the run shows it.
+    if (!hello && !adapter_stderr.empty()) {
+      while (!adapter_stderr.empty() && adapter_stderr.back() == '\n') adapter_stderr.pop_back();
+      detail += "; the adapter's stderr:\n" + adapter_stderr;
     }
-    start_failures_ = 0;
-    return parsed.value();
+    return hello;
   }
 
   Exchange exchange(const protocol::Request& request) override {
-    const std::string line = request_line(request);
+    std::string start_stderr;
+    if (auto refused = ready_for_request(start_stderr)) return *refused;
+
     const Op op = protocol::op_of(request);
     std::unique_ptr<Subprocess> one_shot_process;
     std::unique_ptr<Subprocess>& process = options_.one_shot ? one_shot_process : process_;
-
-    if (!options_.one_shot && !process_) {
-      if (start_failures_ >= options_.max_consecutive_start_failures)
-        return failure(Exchange::Kind::kCrash,
-                       "not restarted: the adapter failed to start " +
-                           std::to_string(start_failures_) + " times in a row (" +
-                           last_start_failure_ + ")");
-      std::string detail;
-      if (!hello(detail))
-        return failure(Exchange::Kind::kCrash, "restart failed during hello: " + detail);
-    }
-
     std::string reply;
-    std::string adapter_stderr;
-    Exchange result = round_trip(line, process, reply, adapter_stderr);
+    Exchange result = talk(request_line(request), process, reply);
     if (result.kind == Exchange::Kind::kReply) {
       auto json = protocol::parse_line(reply);
       std::optional<std::string> problem;
@@ -104,16 +130,27 @@ class ProcessDriver final : public Driver {
       else if (auto outcome = protocol::outcome_from_json(json.value(), op)) result.outcome = outcome.value();
       else problem = outcome.error();
       if (problem) {
-        result = failure(Exchange::Kind::kProtocol, "malformed reply: " + *problem + ": " + excerpt(reply));
-        if (process) process->kill();
-        process.reset();
+        result.kind = Exchange::Kind::kProtocol;
+        result.detail = protocol::bounded_message("malformed reply: " + *problem + ": " + excerpt(reply));
+        // The stream may be out of step: the next request gets a fresh adapter.
+        if (process) {
+          process->kill();
+          result.adapter_stderr += process->take_stderr();
+          process.reset();
+        }
       }
     }
-    if (options_.one_shot && process) {
-      process->wait_exit(Clock::now() + std::chrono::milliseconds(200));
-      process->kill();
+    if (process) result.adapter_stderr += process->take_stderr();
+    result.adapter_stderr = start_stderr + result.adapter_stderr;
+    // In one-shot mode every request is a start of its own.
+    if (options_.one_shot) {
+      if (result.kind == Exchange::Kind::kReply) {
+        start_failures_ = 0;
+      } else {
+        ++start_failures_;
+        last_start_failure_ = result.detail;
+      }
     }
-    result.adapter_stderr = adapter_stderr + (process ? process->take_stderr() : std::string());
     return result;
   }
 
@@ -134,46 +171,125 @@ class ProcessDriver final : public Driver {
                                                   const protocol::Json& reply) {
     const auto echoed = reply.find("case");
     if (echoed == reply.end()) return std::nullopt;
-    if (!echoed->is_string() || echoed->get<std::string>() != case_id(request))
-      return "the reply answers case " + excerpt(echoed->dump()) + ", not \"" + case_id(request) + "\"";
+    // Described by its type, never dumped: the value is the adapter's, of any
+    // size and depth.
+    if (!echoed->is_string())
+      return std::string("the reply's \"case\" is of type ") + echoed->type_name() +
+             ", not a string naming \"" + case_id(request) + "\"";
+    const auto& named = echoed->get_ref<const std::string&>();
+    if (named != case_id(request))
+      return "the reply answers case \"" + excerpt(named) + "\", not \"" + case_id(request) + "\"";
     return std::nullopt;
   }
 
-  static std::string excerpt(const std::string& text) {
-    constexpr std::size_t kShown = 200;
-    return text.size() <= kShown ? text : text.substr(0, kShown) + "... (" + std::to_string(text.size()) + " bytes)";
+  // Asks the hello; keeps the process in persistent mode. On failure, detail and
+  // adapter_stderr say why, and the failed start is counted.
+  std::optional<protocol::Hello> start(std::string& detail, std::string& adapter_stderr) {
+    std::unique_ptr<Subprocess> process;
+    std::string reply;
+    Exchange talked = talk(request_line(protocol::HelloRequest{}), process, reply);
+    adapter_stderr = std::move(talked.adapter_stderr);
+    std::optional<protocol::Hello> hello;
+    if (talked.kind != Exchange::Kind::kReply) {
+      detail = talked.detail;
+    } else if (auto parsed = protocol::parse_hello_reply(reply)) {
+      hello = parsed.value();
+    } else {
+      detail = protocol::bounded_message("hello reply: " + parsed.error() + ": " + excerpt(reply));
+    }
+    if (!hello) {
+      if (process) {
+        process->kill();
+        adapter_stderr += process->take_stderr();
+      }
+      process_.reset();
+      // Every failed start counts, the run's first hello included.
+      ++start_failures_;
+      last_start_failure_ = detail;
+      return std::nullopt;
+    }
+    // Persistent: its stderr so far is reported with the first case.
+    if (!options_.one_shot) process_ = std::move(process);
+    start_failures_ = 0;
+    return hello;
+  }
+
+  // Before a request: a persistent adapter is (re)started when there is none; a
+  // one-shot adapter that failed max_consecutive_start_failures times in a row
+  // must still answer a hello. A failure to return instead of the exchange when
+  // the adapter is given up on or does not start.
+  std::optional<Exchange> ready_for_request(std::string& start_stderr) {
+    const std::string in_a_row = std::to_string(start_failures_) + " times in a row";
+    if (!options_.one_shot) {
+      if (process_) return std::nullopt;
+      if (start_failures_ >= options_.max_consecutive_start_failures)
+        return failure(Exchange::Kind::kCrash, "not restarted: the adapter failed to start " +
+                                                   in_a_row + " (" + last_start_failure_ + ")");
+      std::string detail;
+      if (!start(detail, start_stderr))
+        return failure(Exchange::Kind::kCrash, "restart failed during hello: " + detail,
+                       std::move(start_stderr));
+      return std::nullopt;
+    }
+    if (start_failures_ < options_.max_consecutive_start_failures) return std::nullopt;
+    // A dead one-shot adapter would otherwise cost the whole timeout per case.
+    if (given_up_) return failure(Exchange::Kind::kCrash, "not started: " + given_up_reason_);
+    const std::string last = last_start_failure_;
+    std::string detail;
+    if (start(detail, start_stderr)) return std::nullopt;  // it still works: go on
+    given_up_ = true;
+    given_up_reason_ = "the adapter failed " + in_a_row + " (last: " + last +
+                       "), then its hello too (" + detail + ")";
+    return failure(Exchange::Kind::kCrash, "not started: " + given_up_reason_, std::move(start_stderr));
   }
 
   // Sends one line and reads one reply line, starting the process when there is
-  // none. Any failure kills the process so the next request starts a fresh one.
-  Exchange round_trip(const std::string& line, std::unique_ptr<Subprocess>& process,
-                      std::string& reply, std::string& adapter_stderr) {
-    if (!process) {
+  // none. Any failure kills the process (its stderr goes into the result) so
+  // the next request starts a fresh one; in one-shot mode the process is gone
+  // afterwards either way.
+  Exchange talk(const std::string& line, std::unique_ptr<Subprocess>& process, std::string& reply) {
+    const bool fresh = !process;
+    if (fresh) {
       std::string error;
       process = Subprocess::start(options_.command, error);
       if (!process) return failure(Exchange::Kind::kCrash, "could not start the adapter: " + error);
     }
     const auto deadline = Clock::now() + options_.timeout;
+    const std::string limit = std::to_string(options_.timeout.count()) + " ms";
     auto fail = [&](Exchange::Kind kind, std::string detail) {
       process->kill();
-      adapter_stderr += process->take_stderr();
+      Exchange result = failure(kind, protocol::bounded_message(detail), process->take_stderr());
       process.reset();
-      return failure(kind, std::move(detail));
+      return result;
     };
+    auto unread = [&] {
+      return std::to_string(process->unread_output().size()) +
+             " bytes: " + excerpt(process->unread_output());
+    };
+
+    if (!fresh) {
+      // One reply per request: output before the request is sent belongs to no
+      // request, and taking it as the next reply would judge a case by another's answer.
+      if (process->output_waiting())
+        return fail(Exchange::Kind::kProtocol,
+                    "the adapter is out of step: after its last reply and before this request "
+                    "it wrote " + unread());
+      if (process->check_exited())
+        return fail(Exchange::Kind::kCrash, "the adapter " + process->exit_description() +
+                                                " after its last reply, before this request");
+    }
     const auto wrote = process->write_all(line, deadline);
     if (wrote == Subprocess::Status::kTimeout)
-      return fail(Exchange::Kind::kTimeout, "the adapter did not read the request within " +
-                                                std::to_string(options_.timeout.count()) + " ms");
+      return fail(Exchange::Kind::kTimeout, "the adapter did not read the request within " + limit);
     if (options_.one_shot) process->close_input();
     const auto read = wrote == Subprocess::Status::kOk
                           ? process->read_line(reply, deadline, options_.max_reply_bytes)
                           : Subprocess::Status::kEof;
     switch (read) {
       case Subprocess::Status::kOk:
-        return Exchange{};
+        break;
       case Subprocess::Status::kTimeout:
-        return fail(Exchange::Kind::kTimeout, "no reply within " +
-                                                  std::to_string(options_.timeout.count()) + " ms");
+        return fail(Exchange::Kind::kTimeout, "no reply within " + limit);
       case Subprocess::Status::kTooLong:
         return fail(Exchange::Kind::kProtocol, "reply line longer than " +
                                                    std::to_string(options_.max_reply_bytes) + " bytes");
@@ -188,13 +304,35 @@ class ProcessDriver final : public Driver {
                     "the adapter closed its stdout without replying and kept running");
       }
     }
-    return fail(Exchange::Kind::kProtocol, "unreachable");
+    if (!process->unread_output().empty())
+      return fail(Exchange::Kind::kProtocol,
+                  "the reply line came with more output behind it (one reply line per request): " +
+                      unread());
+    if (!options_.one_shot) return Exchange{};
+
+    // One-shot: the process has its request and end of input; it must now exit,
+    // cleanly, within the request's time limit, and say nothing more.
+    if (!process->wait_exit(deadline))
+      return fail(Exchange::Kind::kTimeout,
+                  "the adapter replied but did not exit within " + limit + " of the request");
+    if (!process->exited_cleanly())
+      return fail(Exchange::Kind::kCrash, "the adapter " + process->exit_description() + " after replying");
+    if (process->output_waiting())
+      return fail(Exchange::Kind::kProtocol,
+                  "after its reply line the adapter wrote more output (one reply line per request): " +
+                      unread());
+    Exchange result;
+    result.adapter_stderr = process->take_stderr();
+    process.reset();
+    return result;
   }
 
   ProcessOptions options_;
   std::unique_ptr<Subprocess> process_;
   int start_failures_ = 0;
   std::string last_start_failure_;
+  bool given_up_ = false;  // one-shot: failed in a row and then failed a hello
+  std::string given_up_reason_;
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 namespace kc = kiln::conformance;
 
 int main(int argc, char** argv) {
+  kc::install_termination_cleanup();  // a terminated run leaves no adapter running
   CLI::App app{"Kiln v2 conformance suite: golden cases and the runner that certifies an "
                "implementation through an adapter"};
   app.require_subcommand(1);

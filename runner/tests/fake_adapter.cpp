@@ -10,11 +10,18 @@
 //   --huge-newline-on ID     the same line, ended by a newline
 //   --close-stdout-on ID     close stdout at case ID and keep running
 //   --wrong-case-on ID       answer case ID correctly but echo "case":"some-other-id"
+//   --array-case-on ID       answer case ID correctly but echo "case" as 100000 zeros in arrays 40 deep
+//   --reply-twice-on ID      write the reply line for case ID twice, in one write
+//   --abort-after-reply-on ID  answer case ID, then abort()
+//   --linger-after-reply-on ID answer case ID, then sleep until killed (even at end of input)
+//   --segfault-on ID         die of SIGSEGV (the default action, not a sanitizer's) at case ID
 //   --exit-at-hello          exit 0 on the first request line, without replying
 //   --flood-stderr           write 4 MiB to stderr before every reply
+//   --log-stderr             write "kiln-fake: request for case ID" to stderr per request
 //   --no-encode              hello offers only decode
 //   --reject-everything      answer every decode and encode with a FRAME reject
 //   --count-starts FILE      append one line to FILE per process start
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -34,6 +41,7 @@ struct Flags {
   std::multimap<std::string, std::string> on_case;  // misbehaviour -> case id
   bool exit_at_hello = false;
   bool flood_stderr = false;
+  bool log_stderr = false;
   bool no_encode = false;
   bool reject_everything = false;
 };
@@ -95,6 +103,7 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--exit-at-hello") flags.exit_at_hello = true;
     else if (arg == "--flood-stderr") flags.flood_stderr = true;
+    else if (arg == "--log-stderr") flags.log_stderr = true;
     else if (arg == "--no-encode") flags.no_encode = true;
     else if (arg == "--reject-everything") flags.reject_everything = true;
     else if (arg == "--count-starts" && i + 1 < argc) std::ofstream(argv[++i], std::ios::app) << "start\n";
@@ -116,8 +125,13 @@ int main(int argc, char** argv) {
                                           json.value()["case"].is_string())
       case_id = json.value()["case"].get<std::string>();
     if (flags.flood_stderr) flood_stderr();
+    if (flags.log_stderr) std::cerr << "kiln-fake: request for case " << case_id << "\n" << std::flush;
 
     if (misbehaves(flags, "crash", case_id)) std::abort();
+    if (misbehaves(flags, "segfault", case_id)) {
+      signal(SIGSEGV, SIG_DFL);  // past a sanitizer's handler: the runner must see the signal
+      raise(SIGSEGV);
+    }
     if (misbehaves(flags, "hang", case_id)) sleep_forever();
     if (misbehaves(flags, "garbage", case_id)) {
       write_stdout("this is not JSON {\n");
@@ -149,7 +163,21 @@ int main(int argc, char** argv) {
       write_stdout(json.value().dump() + "\n");
       continue;
     }
+    if (misbehaves(flags, "array-case", case_id)) {
+      constexpr std::size_t kDepth = 40;
+      std::string zeros = "0";
+      for (int i = 1; i < 100000; ++i) zeros += ",0";
+      write_stdout("{\"case\":" + std::string(kDepth, '[') + zeros + std::string(kDepth, ']') + "," +
+                   reply.substr(1) + "\n");
+      continue;
+    }
+    if (misbehaves(flags, "reply-twice", case_id)) {
+      write_stdout(reply + "\n" + reply + "\n");
+      continue;
+    }
     write_stdout(reply + "\n");
+    if (misbehaves(flags, "abort-after-reply", case_id)) std::abort();
+    if (misbehaves(flags, "linger-after-reply", case_id)) sleep_forever();
   }
   return 0;
 }
