@@ -1,11 +1,19 @@
 #include "kiln/conformance/case_tools.hpp"
 
-#include <fstream>
-#include <map>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <ostream>
 #include <sstream>
 
 #include "kiln/conformance/materialize.hpp"
+#include "kiln/conformance/report.hpp"
 #include "kiln/conformance/sha256.hpp"
 #include "kiln/protocol.hpp"
 #include "kiln/decode.hpp"
@@ -24,22 +32,216 @@ std::string ops_text(const std::vector<Operation>& ops) {
   return text + "]";
 }
 
-std::string read_file(const std::filesystem::path& file) {
-  std::ifstream stream(file, std::ios::binary);
-  std::ostringstream text;
-  text << stream.rdbuf();
-  return text.str();
+std::string errno_text(int code) { return code ? std::strerror(code) : "unknown error"; }
+
+// The whole file; false with error ("path: cannot read: reason") when it cannot.
+bool read_whole_file(const std::filesystem::path& file, std::string& text, std::string& error) {
+  std::FILE* stream = std::fopen(file.c_str(), "rb");
+  if (!stream) {
+    error = file.string() + ": cannot open: " + errno_text(errno);
+    return false;
+  }
+  text.clear();
+  char buffer[65536];
+  std::size_t count = 0;
+  while ((count = std::fread(buffer, 1, sizeof buffer, stream)) > 0) text.append(buffer, count);
+  const bool failed = std::ferror(stream) != 0;
+  const int code = errno;
+  std::fclose(stream);
+  if (failed) {
+    error = file.string() + ": cannot read: " + errno_text(code);
+    return false;
+  }
+  return true;
 }
 
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream stream(text);
-  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+// Replaces a file's content through a temporary file beside it and a rename, so
+// that a failure (a full disk, say) leaves the old content whole. The file must
+// be writable as it stands: a rename would otherwise replace a read-only file.
+bool replace_file(const std::filesystem::path& file, const std::string& text, std::string& error) {
+  const auto fail = [&](const std::string& step, int code) {
+    error = file.string() + ": cannot " + step + ": " + errno_text(code);
+    return false;
+  };
+  std::error_code resolve_error;
+  // Through a symbolic link to its target, rather than over the link.
+  const std::filesystem::path target = std::filesystem::canonical(file, resolve_error);
+  if (resolve_error) {
+    error = file.string() + ": cannot resolve: " + resolve_error.message();
+    return false;
+  }
+  struct stat info {};
+  if (::stat(target.c_str(), &info) != 0) return fail("stat", errno);
+  if (::access(target.c_str(), W_OK) != 0) return fail("write", errno);
+  std::string temporary = target.string() + ".regen-XXXXXX";
+  const int fd = ::mkstemp(temporary.data());
+  if (fd < 0) return fail("create a temporary file beside it", errno);
+  const auto fail_and_remove = [&](const std::string& step, int code, bool close_it) {
+    if (close_it) ::close(fd);
+    ::unlink(temporary.c_str());
+    return fail(step, code);
+  };
+  for (std::size_t written = 0; written < text.size();) {
+    const ::ssize_t count = ::write(fd, text.data() + written, text.size() - written);
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) return fail_and_remove("write " + temporary, count < 0 ? errno : EIO, true);
+    written += static_cast<std::size_t>(count);
+  }
+  if (::fchmod(fd, info.st_mode & 07777) != 0)
+    return fail_and_remove("set the mode of " + temporary, errno, true);
+  if (::close(fd) != 0) return fail_and_remove("close " + temporary, errno, false);
+  if (::rename(temporary.c_str(), target.c_str()) != 0)
+    return fail_and_remove("rename " + temporary + " over it", errno, false);
+  return true;
+}
+
+// One line of a file with its line end ("\n", "\r\n", or "" on a last line
+// without one), so that lines regen does not touch come out byte for byte.
+struct Line {
+  std::string_view content;
+  std::string_view end;
+};
+
+std::vector<Line> split_lines(std::string_view text) {
+  std::vector<Line> lines;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t newline = text.find('\n', at);
+    if (newline == std::string_view::npos) {
+      lines.push_back({text.substr(at), {}});
+      break;
+    }
+    const std::size_t cr = newline > at && text[newline - 1] == '\r' ? 1 : 0;
+    lines.push_back({text.substr(at, newline - cr - at), text.substr(newline - cr, cr + 1)});
+    at = newline + 1;
+  }
   return lines;
 }
 
-bool starts_key(const std::string& line, const std::string& key) {
-  return line.rfind(key + ":", 0) == 0;
+bool blank(std::string_view line) { return line.find_first_not_of(' ') == std::string_view::npos; }
+
+std::string_view skip_space(std::string_view text) {
+  const auto at = text.find_first_not_of(" \t");
+  return at == std::string_view::npos ? std::string_view{} : text.substr(at);
+}
+
+// `ops: [decode, encode]`, whole on one line and with nothing after it: the
+// form regen writes and the only one it rewrites.
+bool plain_ops_line(std::string_view line) {
+  if (line.rfind("ops:", 0) != 0) return false;
+  std::string_view rest = line.substr(4);
+  if (rest.empty() || (rest[0] != ' ' && rest[0] != '\t')) return false;
+  rest = skip_space(rest);
+  if (rest.empty() || rest[0] != '[') return false;
+  const auto close = rest.find(']');
+  if (close == std::string_view::npos || !skip_space(rest.substr(close + 1)).empty()) return false;
+  for (char c : rest.substr(1, close - 1))
+    if (!((c >= 'a' && c <= 'z') || c == ',' || c == ' ' || c == '\t')) return false;
+  return true;
+}
+
+// `block: |`, the form regen writes; its lines are checked by hex_line.
+bool plain_block_line(std::string_view line) {
+  if (line.rfind("block:", 0) != 0) return false;
+  const std::string_view rest = line.substr(6);
+  if (rest.empty() || (rest[0] != ' ' && rest[0] != '\t')) return false;
+  const std::string_view value = skip_space(rest);
+  return !value.empty() && value[0] == '|' && skip_space(value.substr(1)).empty();
+}
+
+bool hex_line(std::string_view line) {
+  if (line.empty() || line[0] != ' ') return false;
+  for (char c : line)
+    if (!(c == ' ' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+      return false;
+  return true;
+}
+
+// The lines of a top-level key's value, from the key's own line: the lines
+// after it up to the last indented one before the next line that starts in
+// column 1 (trailing blank lines stay where they are).
+std::size_t value_end(const std::vector<Line>& lines, std::size_t key_line) {
+  std::size_t end = key_line + 1;
+  for (std::size_t k = key_line + 1; k < lines.size(); ++k) {
+    const std::string_view content = lines[k].content;
+    if (blank(content)) continue;
+    if (content[0] != ' ' && content[0] != '\t') break;
+    end = k + 1;
+  }
+  return end;
+}
+
+// Deep equality of two YAML trees, tags and key order included. The budget
+// bounds the work on a tree that aliases expand (or that an alias makes
+// cyclic): running out counts as a difference.
+bool same_tree(const YAML::Node& a, const YAML::Node& b, std::size_t& budget, int depth = 0) {
+  if (budget == 0 || depth > 64) return false;
+  --budget;
+  if (a.Type() != b.Type() || a.Tag() != b.Tag()) return false;
+  switch (a.Type()) {
+    case YAML::NodeType::Scalar:
+      return a.Scalar() == b.Scalar();
+    case YAML::NodeType::Sequence: {
+      if (a.size() != b.size()) return false;
+      for (std::size_t i = 0; i < a.size(); ++i)
+        if (!same_tree(a[i], b[i], budget, depth + 1)) return false;
+      return true;
+    }
+    case YAML::NodeType::Map: {
+      if (a.size() != b.size()) return false;
+      for (auto x = a.begin(), y = b.begin(); x != a.end() && y != b.end(); ++x, ++y)
+        if (!same_tree(x->first, y->first, budget, depth + 1) ||
+            !same_tree(x->second, y->second, budget, depth + 1))
+          return false;
+      return true;
+    }
+    default:
+      return true;
+  }
+}
+
+// Why the rewritten text would not load as the same case with the new ops and
+// block, or nothing when it would: every other top-level key must have the
+// same tree as before, and ops and block must appear once (block not at all
+// when there is none) with exactly the new values.
+std::optional<std::string> rewrite_problem(const YAML::Node& before, const YAML::Node& after,
+                                           const std::vector<Operation>& ops,
+                                           const std::optional<std::vector<std::uint8_t>>& block) {
+  if (!after.IsMap()) return "it is no longer a mapping";
+  std::vector<std::pair<YAML::Node, YAML::Node>> kept_before, kept_after;
+  std::size_t ops_count = 0, block_count = 0;
+  for (const auto& item : before)
+    if (!(item.first.IsScalar() && (item.first.Scalar() == "ops" || item.first.Scalar() == "block")))
+      kept_before.emplace_back(item.first, item.second);
+  for (const auto& item : after) {
+    const std::string key = item.first.IsScalar() ? item.first.Scalar() : std::string();
+    if (key == "ops") {
+      ++ops_count;
+      const YAML::Node& value = item.second;
+      bool same = value.IsSequence() && value.size() == ops.size();
+      for (std::size_t i = 0; same && i < ops.size(); ++i)
+        same = value[i].IsScalar() && value[i].Scalar() == to_string(ops[i]);
+      if (!same) return "'ops' would not read back as " + ops_text(ops);
+    } else if (key == "block") {
+      ++block_count;
+      const YAML::Node& value = item.second;
+      const auto bytes = value.IsScalar() ? from_hex(value.Scalar(), nullptr, true) : std::nullopt;
+      if (!block || !bytes || *bytes != *block) return "'block' would not read back as the new bytes";
+    } else {
+      kept_after.emplace_back(item.first, item.second);
+    }
+  }
+  if (ops_count != 1) return "'ops' would appear " + std::to_string(ops_count) + " times";
+  if (block_count != (block ? 1u : 0u))
+    return "'block' would appear " + std::to_string(block_count) + " times";
+  if (kept_before.size() != kept_after.size()) return "the other keys would change";
+  std::size_t budget = 1u << 22;
+  for (std::size_t i = 0; i < kept_before.size(); ++i)
+    if (!same_tree(kept_before[i].first, kept_after[i].first, budget) ||
+        !same_tree(kept_before[i].second, kept_after[i].second, budget))
+      return "the key on line " + std::to_string(kept_after[i].first.Mark().line + 1) +
+             " would read back differently";
+  return std::nullopt;
 }
 
 // The first offset where two byte strings differ, or the shorter length.
@@ -65,6 +267,15 @@ std::optional<std::string> compare_reject(const Expectation& expect, const Error
   return std::nullopt;
 }
 
+// A folder without a single case file is almost always a wrong --cases: say
+// so rather than pass with nothing checked.
+bool report_empty_set(const CaseSet& set, const std::filesystem::path& root, const char* command,
+                      std::ostream& err) {
+  if (!set.cases.empty() || !set.errors.empty()) return false;
+  err << command << ": no case files (*.yaml) in " << root.string() << ": nothing done\n";
+  return true;
+}
+
 }  // namespace
 
 std::string block_hex_lines(const std::vector<std::uint8_t>& block, const std::string& indent) {
@@ -77,36 +288,120 @@ std::string block_hex_lines(const std::vector<std::uint8_t>& block, const std::s
   return text;
 }
 
-std::string rewrite_generated_keys(const std::string& text, const Case& test_case,
-                                   const std::optional<std::vector<std::uint8_t>>& block) {
+std::variant<std::string, CaseError> rewrite_generated_keys(
+    const std::string& text, const Case& test_case,
+    const std::optional<std::vector<std::uint8_t>>& block) {
+  const auto refuse = [&](std::size_t line, std::size_t column, std::string message) {
+    return CaseError{SourceMark{test_case.origin.file, static_cast<int>(line),
+                                static_cast<int>(column)},
+                     std::move(message)};
+  };
+  const std::vector<Line> lines = split_lines(text);
+  // yaml-cpp counts only LF as a line end where other YAML parsers count a lone
+  // CR too: with one in the file, lines cannot be matched to keys safely.
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (const auto cr = lines[i].content.find('\r'); cr != std::string_view::npos)
+      return refuse(i + 1, cr + 1,
+                    "a carriage return that does not end a line: regen rewrites only files with "
+                    "LF or CRLF line ends");
+  // New lines take the file's line end, so that a CRLF file stays CRLF.
+  std::string eol = "\n";
+  for (const Line& line : lines)
+    if (!line.end.empty()) {
+      eol = std::string(line.end);
+      break;
+    }
+
+  YAML::Node before;
+  try {
+    before = YAML::Load(text);
+  } catch (const YAML::Exception& problem) {
+    return refuse(static_cast<std::size_t>(problem.mark.line + 1),
+                  static_cast<std::size_t>(problem.mark.column + 1), problem.msg);
+  } catch (const std::exception& problem) {
+    return refuse(1, 1, std::string("cannot parse: ") + problem.what());
+  }
+  if (!before.IsMap() || before.Style() != YAML::EmitterStyle::Block)
+    return refuse(1, 1, "regen rewrites only a file that is a block mapping (key: value lines)");
+
+  // Where ops and block stand: found by the parser, then held to the one plain
+  // form regen writes, so that a quoted, tagged, anchored or block-sequence
+  // spelling is refused instead of left beside a rewritten copy.
+  std::optional<std::size_t> key_line[2];  // ops, block
+  const char* const kNames[2] = {"ops", "block"};
+  const char* const kForms[2] = {
+      "`ops: [decode, encode]` on one line",
+      "`block: |` followed by lines of hex indented by two spaces"};
+  for (const auto& item : before) {
+    const YAML::Mark mark = item.first.Mark();
+    const std::size_t line = mark.line >= 0 ? static_cast<std::size_t>(mark.line) : lines.size();
+    if (mark.column != 0 || line >= lines.size())
+      return refuse(line + 1, static_cast<std::size_t>(mark.column + 1),
+                    "a top-level key that does not start in column 1: regen cannot rewrite this "
+                    "file safely");
+    if (!item.first.IsScalar()) continue;
+    for (int k = 0; k < 2; ++k) {
+      if (item.first.Scalar() != kNames[k]) continue;
+      const std::string name = kNames[k];
+      if (key_line[k])
+        return refuse(line + 1, 1,
+                      "a second '" + name + "' key (the first is on line " +
+                          std::to_string(*key_line[k] + 1) + "): keep one, then run regen");
+      key_line[k] = line;
+      const std::size_t end = value_end(lines, line);
+      bool plain = k == 0 ? plain_ops_line(lines[line].content) && end == line + 1
+                          : plain_block_line(lines[line].content);
+      for (std::size_t j = line + 1; plain && j < end; ++j)
+        plain = blank(lines[j].content) || hex_line(lines[j].content);
+      if (!plain)
+        return refuse(line + 1, 1,
+                      "cannot rewrite this form of '" + name + "' safely; write it as " +
+                          kForms[k] + ", or delete the key and run regen");
+    }
+  }
+
   Case regenerated = test_case;
   regenerated.block = block;
-  std::map<std::string, std::string> replacement;
-  replacement["ops"] = "ops: " + ops_text(regenerated.derived_ops()) + "\n";
-  replacement["block"] = block ? "block: |\n" + block_hex_lines(*block, "  ") : "";
+  const std::vector<Operation> ops = regenerated.derived_ops();
+  std::string replacement[2];
+  replacement[0] = "ops: " + ops_text(ops) + eol;
+  if (block) {
+    replacement[1] = "block: |" + eol;
+    std::istringstream hex(block_hex_lines(*block, "  "));
+    for (std::string line; std::getline(hex, line);) replacement[1] += line + eol;
+  }
 
-  const auto lines = split_lines(text);
   std::string output;
-  std::map<std::string, bool> written;
+  output.reserve(text.size() + replacement[1].size() + 64);
   for (std::size_t i = 0; i < lines.size();) {
-    const std::string* key = nullptr;
-    for (const auto& [name, _] : replacement)
-      if (starts_key(lines[i], name)) key = &name;
-    if (!key) {
-      output += lines[i++] + "\n";
+    int key = -1;
+    for (int k = 0; k < 2; ++k)
+      if (key_line[k] == i) key = k;
+    if (key < 0) {
+      output.append(lines[i].content).append(lines[i].end);
+      ++i;
       continue;
     }
-    // The key's value runs over the indented (or blank) lines that follow it.
-    std::size_t end = i + 1;
-    while (end < lines.size() &&
-           (lines[end].empty() || lines[end][0] == ' ' || lines[end][0] == '\t'))
-      ++end;
-    output += replacement[*key];
-    written[*key] = true;
-    i = end;
+    output += replacement[key];
+    i = value_end(lines, i);
   }
-  for (const char* key : {"ops", "block"})
-    if (!written[key]) output += replacement[key];
+  for (int k = 0; k < 2; ++k) {
+    if (key_line[k] || replacement[k].empty()) continue;
+    if (!output.empty() && output.back() != '\n') output += eol;
+    output += replacement[k];
+  }
+
+  // The new text must read back as the same case with the new ops and block;
+  // anything this function did not foresee is refused here, before a write.
+  std::optional<std::string> problem;
+  try {
+    problem = rewrite_problem(before, YAML::Load(output), ops, block);
+  } catch (const std::exception& error) {
+    problem = std::string("it would not parse: ") + error.what();
+  }
+  if (problem)
+    return refuse(1, 1, "regen cannot rewrite this file safely: " + *problem +
+                            "; write ops and block as regen writes them, at the top level");
   return output;
 }
 
@@ -119,7 +414,10 @@ std::vector<std::string> check_case(const Case& test_case) {
   }
   const Materialized& materialized = std::get<Materialized>(made);
 
-  if (materialized.block && !test_case.block) {
+  // A file regen has not written yet (no ops) gets its block from the loader,
+  // so that every tool can use it; the file itself still stores none.
+  const bool stored = test_case.block && !test_case.ops.empty();
+  if (materialized.block && !stored) {
     problems.push_back("has no block; run `kiln-conformance cases regen`");
   } else if (!materialized.block && test_case.block) {
     problems.push_back("has a block, but its description cannot be placed: " +
@@ -178,6 +476,7 @@ int cases_regen(const std::filesystem::path& root, std::ostream& out, std::ostre
     err << "regen: nothing written: " << set.errors.size() << " case file(s) do not load\n";
     return kExitUsage;
   }
+  if (report_empty_set(set, root, "regen", err)) return kExitUsage;
   // Materialise everything first so that one bad fault leaves every file untouched.
   std::vector<std::pair<const Case*, Materialized>> results;
   bool failed = false;
@@ -194,22 +493,58 @@ int cases_regen(const std::filesystem::path& root, std::ostream& out, std::ostre
     err << "regen: nothing written\n";
     return kExitUsage;
   }
-  std::size_t changed = 0;
+  // Every new text is worked out (and read back) before any is written, for
+  // the same reason: a file regen cannot rewrite safely leaves all untouched.
+  struct Rewrite {
+    std::filesystem::path file;
+    const Case* c;
+    std::string text;
+  };
+  std::vector<Rewrite> rewrites;
+  std::size_t refused = 0;
   for (const auto& [c, made] : results) {
     const std::filesystem::path file = root.parent_path() / c->origin.file;
-    const std::string before = read_file(file);
-    const std::string after = rewrite_generated_keys(before, *c, made.block);
-    if (after == before) continue;
-    std::ofstream(file, std::ios::binary | std::ios::trunc) << after;
+    std::string before, error;
+    if (!read_whole_file(file, before, error)) {
+      err << "regen: " << error << "\n";
+      ++refused;
+      continue;
+    }
+    auto after = rewrite_generated_keys(before, *c, made.block);
+    if (const auto* problem = std::get_if<CaseError>(&after)) {
+      err << problem->describe() << "\n";
+      ++refused;
+      continue;
+    }
+    if (std::get<std::string>(after) == before) continue;
+    rewrites.push_back({file, c, std::move(std::get<std::string>(after))});
+  }
+  if (refused) {
+    err << "regen: nothing written: " << refused << " file(s) cannot be rewritten safely\n";
+    return kExitUsage;
+  }
+  std::size_t changed = 0, unwritten = 0;
+  for (const Rewrite& rewrite : rewrites) {
+    std::string error;
+    if (!replace_file(rewrite.file, rewrite.text, error)) {
+      err << "regen: " << error << "\n";
+      ++unwritten;
+      continue;
+    }
     ++changed;
-    out << "rewrote " << c->origin.file << "\n";
+    out << "rewrote " << rewrite.c->origin.file << "\n";
   }
   out << "regen: " << set.cases.size() << " cases, " << changed << " file(s) rewritten\n";
+  if (unwritten) {
+    err << "regen: " << unwritten << " file(s) could not be written\n";
+    return kExitFailures;
+  }
   return kExitOk;
 }
 
 int cases_check(const std::filesystem::path& root, std::ostream& out, std::ostream& err) {
   const CaseSet set = load_case_set(root);
+  if (report_empty_set(set, root, "check", err)) return kExitUsage;
   const bool loaded = report_load_errors(set, err);
   std::size_t failing = 0;
   for (const Case& c : set.cases) {
@@ -227,6 +562,7 @@ int cases_check(const std::filesystem::path& root, std::ostream& out, std::ostre
 int cases_coverage(const std::filesystem::path& root, std::ostream& out, std::ostream& err) {
   const CaseSet set = load_case_set(root);
   if (!report_load_errors(set, err)) return kExitUsage;
+  if (report_empty_set(set, root, "coverage", err)) return kExitUsage;
   std::size_t uncovered = 0;
   out << "rule                        breaking  exercising  example\n";
   for (const RuleInfo& rule : all_rules()) {
@@ -268,6 +604,7 @@ int cases_export(const std::filesystem::path& root, const std::filesystem::path&
     err << "export: nothing written\n";
     return kExitUsage;
   }
+  if (report_empty_set(set, root, "export", err)) return kExitUsage;
   std::error_code error;
   std::filesystem::create_directories(destination, error);
   if (error) {
@@ -300,17 +637,21 @@ int cases_export(const std::filesystem::path& root, const std::filesystem::path&
     entry["tensors"] = protocol::tensors_to_json(c.description);
     index["cases"].push_back(std::move(entry));
     if (c.block) {
-      std::ofstream file(destination / (c.id + ".kiln"), std::ios::binary | std::ios::trunc);
-      file.write(reinterpret_cast<const char*>(c.block->data()),
-                 static_cast<std::streamsize>(c.block->size()));
-      if (!file) {
-        err << (destination / (c.id + ".kiln")).string() << ": write failed\n";
+      std::string problem;
+      if (!write_text_file(destination / (c.id + ".kiln"),
+                           std::string(c.block->begin(), c.block->end()), problem)) {
+        err << "export: " << problem << "\n";
         return kExitFailures;
       }
     }
   }
-  std::ofstream(destination / "index.json", std::ios::binary | std::ios::trunc)
-      << index.dump(1, ' ', false, protocol::Json::error_handler_t::replace) << "\n";
+  std::string problem;
+  if (!write_text_file(destination / "index.json",
+                       index.dump(1, ' ', false, protocol::Json::error_handler_t::replace) + "\n",
+                       problem)) {
+    err << "export: " << problem << "\n";
+    return kExitFailures;
+  }
   out << "export: " << set.cases.size() << " cases to " << destination.string() << "\n";
   return kExitOk;
 }

@@ -1,45 +1,149 @@
 #include "kiln/conformance/report.hpp"
 
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
 #include <sstream>
 
 namespace kiln::conformance {
 namespace {
 
-// XML 1.0 cannot carry most control characters even escaped: they become '?'.
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') out += "?";
-        else out += static_cast<char>(c);
+constexpr char32_t kReplacement = U'\uFFFD';
+
+// Calls emit with each code point of text; every byte that does not start a
+// well-formed UTF-8 sequence (overlong, surrogate, above U+10FFFF, cut short)
+// becomes one U+FFFD. Adapter output and folder names may be any bytes.
+template <class Emit>
+void for_each_code_point(std::string_view text, Emit emit) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const unsigned char lead = byte(i);
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF;  // the range of the second byte
+    char32_t code = 0;
+    if (lead < 0x80) {
+      emit(static_cast<char32_t>(lead));
+      ++i;
+      continue;
+    } else if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2, code = lead & 0x1F;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3, code = lead & 0x0F;
+      if (lead == 0xE0) low = 0xA0;
+      if (lead == 0xED) high = 0x9F;  // U+D800..U+DFFF are not characters
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4, code = lead & 0x07;
+      if (lead == 0xF0) low = 0x90;
+      if (lead == 0xF4) high = 0x8F;
+    }
+    bool valid = length != 0 && i + length <= text.size();
+    for (std::size_t k = 1; valid && k < length; ++k) {
+      const unsigned char next = byte(i + k);
+      valid = k == 1 ? next >= low && next <= high : next >= 0x80 && next <= 0xBF;
+      code = (code << 6) | (next & 0x3F);
+    }
+    if (valid) {
+      emit(code);
+      i += length;
+    } else {
+      emit(kReplacement);
+      ++i;
     }
   }
-  return out;
 }
 
-// Adapter output may be any bytes; JSON strings must be UTF-8.
-std::string printable(std::string_view text) {
+void append_utf8(std::string& out, char32_t code) {
+  if (code < 0x80) {
+    out += static_cast<char>(code);
+  } else if (code < 0x800) {
+    out += static_cast<char>(0xC0 | (code >> 6));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else if (code < 0x10000) {
+    out += static_cast<char>(0xE0 | (code >> 12));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (code >> 18));
+    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  }
+}
+
+// The one escape for JSON: nlohmann escapes quotes and controls itself, but
+// throws on (or, with `replace`, mangles) bytes that are not UTF-8.
+std::string json_text(std::string_view text) {
   std::string out;
-  for (unsigned char c : text) out += c < 0x80 ? static_cast<char>(c) : '?';
+  out.reserve(text.size());
+  for_each_code_point(text, [&](char32_t code) { append_utf8(out, code); });
   return out;
 }
 
+std::vector<std::string> json_texts(const std::vector<std::string>& texts) {
+  std::vector<std::string> out;
+  out.reserve(texts.size());
+  for (const auto& text : texts) out.push_back(json_text(text));
+  return out;
+}
+
+// The one escape for XML, for attribute values and text alike. XML 1.0 cannot
+// carry C0 controls other than tab, LF and CR, nor U+FFFE and U+FFFF, even as
+// character references: those become U+FFFD. Tab, LF and CR are written as
+// references so that attribute-value and end-of-line normalisation keep them.
+std::string xml_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for_each_code_point(text, [&](char32_t code) {
+    switch (code) {
+      case '&': out += "&amp;"; return;
+      case '<': out += "&lt;"; return;
+      case '>': out += "&gt;"; return;
+      case '"': out += "&quot;"; return;
+      case '\'': out += "&apos;"; return;
+      case '\t': out += "&#9;"; return;
+      case '\n': out += "&#10;"; return;
+      case '\r': out += "&#13;"; return;
+      default: break;
+    }
+    if (code < 0x20 || code == 0xFFFE || code == 0xFFFF) code = kReplacement;
+    append_utf8(out, code);
+  });
+  return out;
+}
+
+// The one escape for Markdown, good for a GFM table cell and for running text:
+// one line, no unescaped '|' (a backslash escapes itself, so '\' is doubled),
+// no raw HTML, controls shown as \xNN or \uNNNN.
 std::string markdown_cell(std::string_view text) {
   std::string out;
-  for (char c : printable(text)) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += "<br>";
-    else out += c;
-  }
+  out.reserve(text.size());
+  bool after_cr = false;
+  for_each_code_point(text, [&](char32_t code) {
+    const bool crlf = after_cr && code == '\n';
+    after_cr = code == '\r';
+    if (crlf) return;  // the <br> was written for the CR
+    switch (code) {
+      case '|': out += "\\|"; return;
+      case '\\': out += "\\\\"; return;
+      case '`': out += "\\`"; return;
+      case '<': out += "&lt;"; return;
+      case '>': out += "&gt;"; return;
+      case '&': out += "&amp;"; return;
+      case '\n':
+      case '\r': out += "<br>"; return;
+      case '\t': out += ' '; return;
+      default: break;
+    }
+    if (code < 0x20 || (code >= 0x7F && code <= 0x9F)) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, code < 0x80 ? "\\x%02x" : "\\u%04x",
+                    static_cast<unsigned>(code));
+      out += escape;
+      return;
+    }
+    append_utf8(out, code);
+  });
   return out;
 }
 
@@ -63,21 +167,21 @@ protocol::Json json_report(const ReportContext& context) {
   report["report_version"] = kJsonReportVersion;
   report["suite_version"] = KILN_SUITE_VERSION;
   report["profile"] = "kiln-v2";
-  report["case_set_sha256"] = context.case_set_sha256;
+  report["case_set_sha256"] = json_text(context.case_set_sha256);
   report["case_count"] = context.case_count;
-  report["started_at"] = context.started_at;
+  report["started_at"] = json_text(context.started_at);
   report["duration_seconds"] = context.seconds;
   Json adapter;
-  adapter["command"] = printable(context.options.adapter);
+  adapter["command"] = json_text(context.options.adapter);
   adapter["mode"] = context.options.adapter.rfind("builtin:", 0) == 0
                         ? "in-process"
                         : (context.options.one_shot ? "one-shot" : "persistent");
   if (context.hello) {
-    adapter["name"] = printable(context.hello->name);
-    adapter["version"] = printable(context.hello->version);
+    adapter["name"] = json_text(context.hello->name);
+    adapter["version"] = json_text(context.hello->version);
     adapter["protocol"] = context.hello->protocol;
-    adapter["ops"] = context.hello->ops;
-    adapter["profiles"] = context.hello->profiles;
+    adapter["ops"] = json_texts(context.hello->ops);
+    adapter["profiles"] = json_texts(context.hello->profiles);
   }
   report["adapter"] = adapter;
   report["totals"] = {{"passed", context.totals.passed},
@@ -85,23 +189,23 @@ protocol::Json json_report(const ReportContext& context) {
                       {"skipped", context.totals.skipped},
                       {"expected_failures", context.totals.expected_failures},
                       {"results", context.results.size()}};
-  report["certificate"] = context.certificate;
+  report["certificate"] = json_text(context.certificate);
   Json results = Json::array();
   for (const CaseResult& result : context.results) {
     Json item;
-    item["case"] = result.case_id;
-    item["topic"] = result.topic;
+    item["case"] = json_text(result.case_id);
+    item["topic"] = json_text(result.topic);
     item["op"] = std::string(to_string(result.op));
     item["status"] = std::string(to_string(result.status));
     item["unexpected"] = result.unexpected();
     item["listed"] = result.listed;
-    if (result.listed) item["listed_reason"] = printable(result.listed_reason);
-    item["rules"] = result.rules;
-    item["expected"] = result.expected;
-    item["got"] = printable(result.got);
-    if (!result.detail.empty()) item["detail"] = printable(result.detail);
+    if (result.listed) item["listed_reason"] = json_text(result.listed_reason);
+    item["rules"] = json_texts(result.rules);
+    item["expected"] = json_text(result.expected);
+    item["got"] = json_text(result.got);
+    if (!result.detail.empty()) item["detail"] = json_text(result.detail);
     if (result.first_difference) item["first_difference"] = *result.first_difference;
-    if (!result.adapter_stderr.empty()) item["adapter_stderr"] = printable(result.adapter_stderr);
+    if (!result.adapter_stderr.empty()) item["adapter_stderr"] = json_text(result.adapter_stderr);
     item["seconds"] = result.seconds;
     results.push_back(std::move(item));
   }
@@ -116,42 +220,47 @@ std::string junit_report(const ReportContext& context) {
     else if (result.stale_listing() || result.status == Status::kFail) ++failures;
     else if (result.status != Status::kPass) ++errors;
   }
+  // Every piece of text goes through xml_text, ours too, so that no path
+  // around the escape exists.
+  const auto x = [](std::string_view text) { return xml_text(text); };
   std::ostringstream xml;
   xml << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   xml << "<testsuites name=\"kiln-conformance\" tests=\"" << context.results.size()
       << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\"" << skipped
       << "\" time=\"" << seconds_text(context.seconds) << "\">\n";
-  xml << "  <testsuite name=\"kiln-v2 against " << xml_escape(printable(adapter_name(context)))
-      << "\" tests=\"" << context.results.size() << "\" failures=\"" << failures
-      << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\" time=\""
-      << seconds_text(context.seconds) << "\" timestamp=\"" << context.started_at << "\">\n";
+  xml << "  <testsuite name=\"" << x("kiln-v2 against " + adapter_name(context)) << "\" tests=\""
+      << context.results.size() << "\" failures=\"" << failures << "\" errors=\"" << errors
+      << "\" skipped=\"" << skipped << "\" time=\"" << seconds_text(context.seconds)
+      << "\" timestamp=\"" << x(context.started_at) << "\">\n";
   xml << "    <properties>\n"
-      << "      <property name=\"suite_version\" value=\"" << KILN_SUITE_VERSION << "\"/>\n"
-      << "      <property name=\"case_set_sha256\" value=\"" << context.case_set_sha256 << "\"/>\n"
-      << "      <property name=\"certificate\" value=\"" << xml_escape(context.certificate) << "\"/>\n"
+      << "      <property name=\"suite_version\" value=\"" << x(KILN_SUITE_VERSION) << "\"/>\n"
+      << "      <property name=\"case_set_sha256\" value=\"" << x(context.case_set_sha256) << "\"/>\n"
+      << "      <property name=\"certificate\" value=\"" << x(context.certificate) << "\"/>\n"
       << "    </properties>\n";
   for (const CaseResult& result : context.results) {
-    xml << "    <testcase classname=\"kiln-v2." << to_string(result.op) << "\" name=\""
-        << xml_escape(result.case_id) << "\" time=\"" << seconds_text(result.seconds) << "\"";
+    xml << "    <testcase classname=\"" << x("kiln-v2." + std::string(to_string(result.op)))
+        << "\" name=\"" << x(result.case_id) << "\" time=\"" << seconds_text(result.seconds) << "\"";
     const std::string message = "expected " + result.expected + ", got " + result.got;
-    const std::string body = xml_escape(printable(result.detail + (result.adapter_stderr.empty()
-                                                                       ? ""
-                                                                       : "\nadapter stderr:\n" +
-                                                                             result.adapter_stderr)));
+    const std::string body =
+        x(result.detail +
+          (result.adapter_stderr.empty() ? "" : "\nadapter stderr:\n" + result.adapter_stderr));
+    const std::string status(to_string(result.status));
     if (result.status == Status::kSkip) {
-      xml << ">\n      <skipped message=\"" << xml_escape(printable(result.detail)) << "\"/>\n    </testcase>\n";
+      xml << ">\n      <skipped message=\"" << x(result.detail) << "\"/>\n    </testcase>\n";
     } else if (result.expected_failure()) {
-      xml << ">\n      <skipped message=\"expected failure (" << to_string(result.status)
-          << "): " << xml_escape(printable(result.listed_reason)) << "\"/>\n    </testcase>\n";
+      xml << ">\n      <skipped message=\""
+          << x("expected failure (" + status + "): " + result.listed_reason)
+          << "\"/>\n    </testcase>\n";
     } else if (result.stale_listing()) {
-      xml << ">\n      <failure type=\"STALE-EXPECTED-FAILURE\" message=\"listed as an expected "
-             "failure but passes; remove it from the list\"/>\n    </testcase>\n";
+      xml << ">\n      <failure type=\"STALE-EXPECTED-FAILURE\" message=\""
+          << x("listed as an expected failure but passes; remove it from the list")
+          << "\"/>\n    </testcase>\n";
     } else if (result.status == Status::kFail) {
-      xml << ">\n      <failure type=\"FAIL\" message=\"" << xml_escape(printable(message)) << "\">"
-          << body << "</failure>\n    </testcase>\n";
+      xml << ">\n      <failure type=\"FAIL\" message=\"" << x(message) << "\">" << body
+          << "</failure>\n    </testcase>\n";
     } else if (result.status != Status::kPass) {
-      xml << ">\n      <error type=\"" << to_string(result.status) << "\" message=\""
-          << xml_escape(printable(result.detail)) << "\">" << body << "</error>\n    </testcase>\n";
+      xml << ">\n      <error type=\"" << x(status) << "\" message=\"" << x(result.detail) << "\">"
+          << body << "</error>\n    </testcase>\n";
     } else {
       xml << "/>\n";
     }
@@ -161,9 +270,12 @@ std::string junit_report(const ReportContext& context) {
 }
 
 std::string markdown_report(const ReportContext& context) {
+  // Every piece of text goes through markdown_cell, so no cell can split a
+  // row, end a table or open HTML.
+  const auto m = [](std::string_view text) { return markdown_cell(text); };
   std::ostringstream md;
-  md << "## Kiln v2 conformance: " << markdown_cell(adapter_name(context)) << "\n\n";
-  md << "**" << markdown_cell(context.certificate) << "**\n\n";
+  md << "## Kiln v2 conformance: " << m(adapter_name(context)) << "\n\n";
+  md << "**" << m(context.certificate) << "**\n\n";
   md << "| passed | failed | skipped | expected failures | results | seconds |\n";
   md << "|---:|---:|---:|---:|---:|---:|\n";
   md << "| " << context.totals.passed << " | " << context.totals.failed << " | "
@@ -171,11 +283,11 @@ std::string markdown_report(const ReportContext& context) {
      << context.results.size() << " | " << seconds_text(context.seconds) << " |\n\n";
   md << "| topic | passed | failed | skipped | expected failures |\n|---|---:|---:|---:|---:|\n";
   for (const TopicTotals& topic : totals_by_topic(context.results))
-    md << "| " << topic.topic << " | " << topic.totals.passed << " | " << topic.totals.failed
+    md << "| " << m(topic.topic) << " | " << topic.totals.passed << " | " << topic.totals.failed
        << " | " << topic.totals.skipped << " | " << topic.totals.expected_failures << " |\n";
   md << "\n";
-  md << "Suite " << KILN_SUITE_VERSION << ", " << context.case_count << " cases, case set sha256 `"
-     << context.case_set_sha256 << "`.\n\n";
+  md << "Suite " << m(KILN_SUITE_VERSION) << ", " << context.case_count
+     << " cases, case set sha256 `" << m(context.case_set_sha256) << "`.\n\n";
   bool any_unexpected = false;
   for (const CaseResult& result : context.results) any_unexpected |= result.unexpected();
   if (any_unexpected) {
@@ -185,10 +297,9 @@ std::string markdown_report(const ReportContext& context) {
       if (!result.unexpected()) continue;
       std::string rules;
       for (const auto& rule : result.rules) rules += (rules.empty() ? "" : " ") + rule;
-      md << "| `" << result.case_id << "` | " << to_string(result.op) << " | "
-         << (result.stale_listing() ? "PASS (listed)" : std::string(to_string(result.status)))
-         << " | " << rules << " | " << markdown_cell(result.expected) << " | "
-         << markdown_cell(result.got) << " |\n";
+      md << "| `" << m(result.case_id) << "` | " << m(to_string(result.op)) << " | "
+         << m(result.stale_listing() ? "PASS (listed)" : to_string(result.status)) << " | "
+         << m(rules) << " | " << m(result.expected) << " | " << m(result.got) << " |\n";
     }
     md << "\n";
   }
@@ -197,21 +308,35 @@ std::string markdown_report(const ReportContext& context) {
        << ")</summary>\n\n| case | op | status | reason |\n|---|---|---|---|\n";
     for (const CaseResult& result : context.results)
       if (result.expected_failure())
-        md << "| `" << result.case_id << "` | " << to_string(result.op) << " | "
-           << to_string(result.status) << " | " << markdown_cell(result.listed_reason) << " |\n";
+        md << "| `" << m(result.case_id) << "` | " << m(to_string(result.op)) << " | "
+           << m(to_string(result.status)) << " | " << m(result.listed_reason) << " |\n";
     md << "\n</details>\n";
   }
   return md.str();
 }
 
+// In place, not through a temporary file and a rename: a report may go to
+// /dev/stdout or a pipe. Each step is checked, since a short write or a full
+// disk often shows only at the flush or the close.
 bool write_text_file(const std::filesystem::path& file, const std::string& text, std::string& error) {
-  std::ofstream stream(file, std::ios::binary | std::ios::trunc);
-  stream << text;
-  stream.close();
-  if (!stream) {
-    error = file.string() + ": cannot write";
+  const auto fail = [&](const char* step, int code) {
+    error = file.string() + ": cannot " + step + ": " +
+            (code ? std::strerror(code) : "unknown error");
     return false;
+  };
+  std::FILE* stream = std::fopen(file.c_str(), "wb");
+  if (!stream) return fail("open for writing", errno);
+  if (!text.empty() && std::fwrite(text.data(), 1, text.size(), stream) != text.size()) {
+    const int code = errno;
+    std::fclose(stream);
+    return fail("write", code);
   }
+  if (std::fflush(stream) != 0) {
+    const int code = errno;
+    std::fclose(stream);
+    return fail("write", code);
+  }
+  if (std::fclose(stream) != 0) return fail("close", errno);
   return true;
 }
 

@@ -1,21 +1,35 @@
 // The `kiln-conformance cases ...` subcommands, as functions that tests can call.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <iosfwd>
+#include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "kiln/conformance/case_loader.hpp"
 
 namespace kiln::conformance {
 
-// Exit codes shared by every subcommand, so scripts can trust them.
+// Exit codes shared by every subcommand, so scripts can trust them:
+// 1: checks failed, or a file could not be written;
+// 2: the input is unusable: a bad argument, no case files, a file that does not
+//    load, or (regen) a file it cannot rewrite safely. Nothing is written then.
 enum ExitCode : int { kExitOk = 0, kExitFailures = 1, kExitUsage = 2 };
 
-// The text of a case file with its generated keys (ops, block) replaced in place,
-// or appended when absent; every other line is kept as it was.
-std::string rewrite_generated_keys(const std::string& text, const Case& test_case,
-                                   const std::optional<std::vector<std::uint8_t>>& block);
+// The text of a case file with its generated keys (ops, block) replaced where
+// they stand, or appended when absent; every other line is kept byte for byte
+// and new lines take the file's line end (LF or CRLF). Only the forms regen
+// writes are rewritten: top-level `ops: [...]` on one line and `block: |` with
+// hex lines. Any other form of those keys (quoted, tagged, anchored, a block
+// sequence, spanning lines, with comments), a second copy, or a result that
+// would not read back as the same case with the new keys is refused with the
+// file:line:column (origin.file of the case) to fix.
+std::variant<std::string, CaseError> rewrite_generated_keys(
+    const std::string& text, const Case& test_case,
+    const std::optional<std::vector<std::uint8_t>>& block);
 
 // Lower-case hex, 32 bytes a line, for the block key.
 std::string block_hex_lines(const std::vector<std::uint8_t>& block, const std::string& indent);
@@ -25,6 +39,8 @@ std::string block_hex_lines(const std::vector<std::uint8_t>& block, const std::s
 // the derived ones, and a reference outcome that differs from expect.
 std::vector<std::string> check_case(const Case& test_case);
 
+// Each subcommand exits 2 on a folder without case files: nothing was checked.
+// regen replaces each changed file through a temporary file and a rename.
 int cases_regen(const std::filesystem::path& root, std::ostream& out, std::ostream& err);
 int cases_check(const std::filesystem::path& root, std::ostream& out, std::ostream& err);
 int cases_coverage(const std::filesystem::path& root, std::ostream& out, std::ostream& err);

@@ -1,4 +1,7 @@
-// The run's reports: JSON (versioned schema), JUnit XML and Markdown.
+// The run's reports: JSON (versioned schema), JUnit XML and Markdown. Text from
+// outside (adapter hello, command, messages, stderr, folder names) may be any
+// bytes; each format has one escape that every piece of text goes through, so
+// the JSON is valid UTF-8, the XML well-formed and each Markdown row one row.
 #pragma once
 
 #include <filesystem>
@@ -29,7 +32,8 @@ protocol::Json json_report(const ReportContext& context);
 std::string junit_report(const ReportContext& context);
 std::string markdown_report(const ReportContext& context);
 
-// Writes text to a file; false with error set when it cannot.
+// Writes text to a file, in place; false with error set ("file: cannot write:
+// No space left on device") when opening, writing, flushing or closing fails.
 bool write_text_file(const std::filesystem::path& file, const std::string& text, std::string& error);
 
 }  // namespace kiln::conformance
