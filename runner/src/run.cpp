@@ -3,7 +3,9 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <ostream>
@@ -29,20 +31,74 @@ std::string trim(std::string text) {
   return text.substr(first, last - first + 1);
 }
 
+using protocol::bounded_message;
+
+// Adapter text on one line, for the console and the expected-failures list: a
+// newline or control character in a hello name or a message must not start a
+// line of its own (a forged "CONFORMANT:" line, a new list entry).
+std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (byte < 0x20 || byte == 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// stderr's end is what explains a crash, so its bound keeps the tail; the
+// driver's tail is bounded already, with room here for its own note.
+std::string bounded_tail(std::string text) {
+  constexpr std::size_t kLimit = protocol::kMaxMessageBytes + 1024;
+  if (text.size() <= kLimit) return text;
+  std::size_t start = text.size() - protocol::kMaxMessageBytes;
+  while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) ++start;
+  return "[" + std::to_string(start) + " earlier bytes cut]\n" + text.substr(start);
+}
+
+// Why op cannot be judged on c, or nothing. The loader refuses such cases; this
+// keeps the runner from ever dereferencing what is not there if one slips by.
+std::optional<std::string> unjudgeable(const Case& c, Operation op) {
+  // decode sends the block; an accepted encode is compared with it. Only a
+  // rejected encode (a description no block can exist for) does without.
+  if (!c.block && (op == Operation::kDecode || c.expect.accept))
+    return "it has no block, which " + std::string(op == Operation::kDecode ? "decode" : "an accepted encode") + " needs";
+  if (!c.expect.accept && !c.expect.error_class) return "it expects a reject but names no class";
+  return std::nullopt;
+}
+
 std::string expectation_text(const Expectation& expect, Operation op) {
-  if (!expect.accept) return "reject " + std::string(to_string(*expect.error_class));
+  if (!expect.accept)
+    return expect.error_class ? "reject " + std::string(to_string(*expect.error_class)) : "reject";
   return op == Operation::kDecode ? "accept" : "block";
 }
 
+// The reference's rule for a reject case, when the case names one (informative).
+std::string reference_rule(const Expectation& expect) {
+  return expect.rule ? " (the reference reports " + std::string(rule_info(*expect.rule).id) + ")"
+                     : std::string();
+}
+
+// What came back, short: an error's message is kept here and nowhere else; a
+// reject's message goes to detail, only when the case fails.
 std::string outcome_text(const protocol::Outcome& outcome) {
   if (std::holds_alternative<protocol::Accept>(outcome)) return "accept";
   if (std::holds_alternative<protocol::EncodedBlock>(outcome)) return "block";
   if (const auto* reject = std::get_if<protocol::Reject>(&outcome)) {
     std::string text = "reject " + std::string(to_string(reject->error_class));
-    if (reject->rule) text += " (" + *reject->rule + ")";
+    if (reject->rule) text += " (" + bounded_message(*reject->rule, 256) + ")";
     return text;
   }
-  return "error: " + std::get<protocol::ProtocolError>(outcome).message;
+  return "error: " + bounded_message(std::get<protocol::ProtocolError>(outcome).message);
 }
 
 std::size_t first_difference(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
@@ -79,26 +135,80 @@ std::string describe_tensor_difference(const BlockDescription& expected,
   return {};
 }
 
+Status status_of(Exchange::Kind kind) {
+  switch (kind) {
+    case Exchange::Kind::kCrash: return Status::kCrash;
+    case Exchange::Kind::kTimeout: return Status::kTimeout;
+    case Exchange::Kind::kProtocol: return Status::kProtocol;
+    case Exchange::Kind::kReply: break;
+  }
+  return Status::kPass;
+}
+
+// Characters a shell word may hold unquoted.
+bool shell_safe(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_@%+=:,./-", c) != nullptr;
+  });
+}
+
+std::string shell_quote(const std::string& text) {
+  if (shell_safe(text)) return text;
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// A glob (fnmatch, backslash escapes) that matches exactly this id.
+std::string id_glob(const std::string& id) {
+  std::string glob;
+  for (char c : id) {
+    if (std::strchr("*?[]\\", c) != nullptr) glob += '\\';
+    glob += c;
+  }
+  return glob;
+}
+
+std::string replay_command(const RunOptions& options, const CaseResult& result) {
+  std::string command = shell_quote(options.program) + " run --adapter " + shell_quote(options.adapter);
+  if (options.one_shot) command += " --one-shot";
+  // Without it a hang replays with the default limit, or not at all.
+  if (options.timeout_ms != RunOptions{}.timeout_ms)
+    command += " --timeout-ms " + std::to_string(options.timeout_ms);
+  command += " --cases " + shell_quote(options.cases_dir.string());
+  command += " --filter " + shell_quote(id_glob(result.case_id)) + " --ops " +
+             std::string(to_string(result.op)) + " --verbose";
+  return command;
+}
+
+}  // namespace
+
 void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseResult& result) {
   result.got = outcome_text(outcome);
+  if (const auto why = unjudgeable(c, op)) {
+    result.status = Status::kError;
+    result.detail = "the case cannot be judged: " + *why + " (a broken case set, not the adapter)";
+    return;
+  }
   if (std::holds_alternative<protocol::ProtocolError>(outcome)) {
     result.status = Status::kProtocol;
-    result.detail = "the adapter answered with an error: " + std::get<protocol::ProtocolError>(outcome).message;
+    // The message is in got already: a second copy would double what is stored.
+    result.detail = "the adapter answered with an error (shown under got), and an error is never a "
+                    "rejection";
     return;
   }
   if (!c.expect.accept) {
     const auto* reject = std::get_if<protocol::Reject>(&outcome);
     if (!reject) {
       result.status = Status::kFail;
-      result.detail = "expected a " + std::string(to_string(*c.expect.error_class)) +
-                      " rejection (the reference reports " + std::string(rule_info(*c.expect.rule).id) +
-                      ")";
+      result.detail = "expected a " + std::string(to_string(*c.expect.error_class)) + " rejection" +
+                      reference_rule(c.expect);
       return;
     }
     if (reject->error_class != *c.expect.error_class) {
       result.status = Status::kFail;
-      result.detail = "wrong class: the reference reports " + std::string(rule_info(*c.expect.rule).id) +
-                      "; adapter said: " + reject->message;
+      result.detail = "wrong class" + reference_rule(c.expect) +
+                      "; adapter said: " + bounded_message(reject->message);
       return;
     }
     result.status = Status::kPass;
@@ -107,7 +217,7 @@ void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseRe
   if (const auto* reject = std::get_if<protocol::Reject>(&outcome)) {
     result.status = Status::kFail;
     result.detail = "a valid " + std::string(op == Operation::kDecode ? "block" : "description") +
-                    " was rejected: " + reject->message;
+                    " was rejected: " + bounded_message(reject->message);
     return;
   }
   if (op == Operation::kDecode) {
@@ -128,29 +238,7 @@ void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseRe
   result.status = Status::kPass;
 }
 
-Status status_of(Exchange::Kind kind) {
-  switch (kind) {
-    case Exchange::Kind::kCrash: return Status::kCrash;
-    case Exchange::Kind::kTimeout: return Status::kTimeout;
-    case Exchange::Kind::kProtocol: return Status::kProtocol;
-    case Exchange::Kind::kReply: break;
-  }
-  return Status::kPass;
-}
-
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-std::string replay_command(const RunOptions& options, const CaseResult& result) {
-  std::string command = options.program + " run --adapter " + shell_quote(options.adapter);
-  if (options.one_shot) command += " --one-shot";
-  command += " --cases " + shell_quote(options.cases_dir.string());
-  command += " --filter " + result.case_id + " --ops " + std::string(to_string(result.op)) + " --verbose";
-  return command;
-}
+namespace {
 
 void print_result(std::ostream& out, const RunOptions& options, const CaseResult& result) {
   const std::string status =
@@ -158,20 +246,20 @@ void print_result(std::ostream& out, const RunOptions& options, const CaseResult
   out << status << "  " << result.case_id << " " << to_string(result.op) << "\n";
   if (result.status == Status::kPass && !result.stale_listing()) return;
   if (result.status == Status::kSkip) {
-    out << "    " << result.detail << "\n";
+    out << "    " << one_line(result.detail) << "\n";
     return;
   }
   std::string rules;
   for (const auto& rule : result.rules) rules += (rules.empty() ? "" : ", ") + rule;
   out << "    rules:    " << rules << "\n";
   out << "    expected: " << result.expected << "\n";
-  out << "    got:      " << result.got << "\n";
-  if (!result.detail.empty()) out << "    detail:   " << result.detail << "\n";
-  if (result.listed) out << "    listed:   " << result.listed_reason << "\n";
+  out << "    got:      " << one_line(result.got) << "\n";
+  if (!result.detail.empty()) out << "    detail:   " << one_line(result.detail) << "\n";
+  if (result.listed) out << "    listed:   " << one_line(result.listed_reason) << "\n";
   if (!result.adapter_stderr.empty()) {
     std::istringstream lines(result.adapter_stderr);
     out << "    adapter stderr:\n";
-    for (std::string line; std::getline(lines, line);) out << "      | " << line << "\n";
+    for (std::string line; std::getline(lines, line);) out << "      | " << one_line(line) << "\n";
   }
   out << "    replay:   " << replay_command(options, result) << "\n";
 }
@@ -203,10 +291,8 @@ std::unique_ptr<Driver> make_driver(const RunOptions& options, std::size_t large
 }
 
 std::string topic_of(const Case& c) {
-  // origin.file is "<cases dir name>/<topic>/<id>.yaml"; a case at the top has no topic.
-  const std::filesystem::path file(c.origin.file);
-  const auto parent = file.parent_path();
-  return parent.has_parent_path() ? parent.filename().string() : std::string("(top)");
+  // The loader knows the folder below the cases root, however the root was spelled.
+  return c.topic.empty() ? std::string("(top)") : c.topic;
 }
 
 void add_to(Totals& totals, const CaseResult& result) {
@@ -253,6 +339,7 @@ std::string_view to_string(Status status) noexcept {
     case Status::kTimeout: return "TIMEOUT";
     case Status::kProtocol: return "PROTOCOL";
     case Status::kSkip: return "SKIP";
+    case Status::kError: return "ERROR";
   }
   return "?";
 }
@@ -268,6 +355,9 @@ std::optional<std::vector<ExpectedFailure>> load_expected_failures(const std::fi
   int number = 0;
   for (std::string line; std::getline(stream, line);) {
     ++number;
+    // A BOM would otherwise become part of the first pattern, which then matches
+    // nothing. CRLF needs nothing: trim() drops the '\r'.
+    if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
     const auto hash = line.find('#');
     if (hash != std::string::npos) line.erase(hash);
     line = trim(line);
@@ -318,15 +408,37 @@ RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream&
     }
     listed = std::move(*loaded);
   }
+  const std::string case_set_sha256 = case_set_hash(set);
+  // Short, as a commit hash: enough to tell which case set a certificate is for.
+  const std::string case_set_note = "; case set " + case_set_sha256.substr(0, 12);
 
+  // The ops as a set: `--ops decode,decode` is a decode-only run, not both.
+  const std::set<Operation> ops(options.ops.begin(), options.ops.end());
+  auto wanted = [&](Operation op) { return ops.count(op) != 0; };
   std::vector<const Case*> chosen;
   std::size_t largest_block = 0;
+  std::size_t planned = 0;      // the results this run will have
+  std::size_t every_check = 0;  // the results a run of the whole case set has
   for (const Case& c : set.cases) {
+    const auto case_ops = c.derived_ops();
+    every_check += case_ops.size();
     if (!selected(options, c)) continue;
+    const auto here = static_cast<std::size_t>(std::count_if(case_ops.begin(), case_ops.end(), wanted));
+    if (here == 0) continue;
     chosen.push_back(&c);
+    planned += here;
     if (c.block) largest_block = std::max(largest_block, c.block->size());
   }
-  const bool filtered = !options.filters.empty() || !options.rules.empty() || options.ops.size() < 2;
+  const bool filtered = !options.filters.empty() || !options.rules.empty() ||
+                        !wanted(Operation::kDecode) || !wanted(Operation::kEncode);
+  if (planned == 0) {
+    // Exit 0 would read as success with nothing checked.
+    err << "run: nothing selected: no case of " << options.cases_dir.string()
+        << " matches --filter, --rules and --ops\n";
+    summary.certificate = "NO CERTIFICATE: nothing selected" + case_set_note;
+    out << summary.certificate << "\n";
+    return summary;
+  }
 
   std::string error;
   auto driver = make_driver(options, largest_block, error);
@@ -336,23 +448,32 @@ RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream&
   }
   std::string hello_problem;
   std::optional<protocol::Hello> hello = driver->hello(hello_problem);
+  // Replies of another protocol version cannot be read as version 1's: judging
+  // them could pass what should fail, so nothing is sent.
+  const bool other_protocol = hello && hello->protocol != protocol::kProtocolVersion;
   if (hello) {
-    out << "adapter: " << hello->name << " " << hello->version << " (protocol " << hello->protocol
-        << ", ops";
-    for (const auto& op : hello->ops) out << " " << op;
-    out << ")\n";
+    std::string line = hello->name + " " + hello->version + " (protocol " +
+                       std::to_string(hello->protocol) + ", ops";
+    for (const auto& op : hello->ops) line += " " + op;
+    out << "adapter: " << one_line(bounded_message(line + ")", 1024)) << "\n";
   } else {
-    out << "adapter: no usable hello (" << hello_problem << "); every op is tried\n";
+    hello_problem = bounded_message(hello_problem);
+    out << "adapter: no usable hello (" << one_line(hello_problem) << "); every op is tried\n";
+  }
+  const std::string who = hello ? one_line(bounded_message(hello->name + " " + hello->version, 256))
+                                : one_line(options.adapter);
+  if (other_protocol) {
+    err << "run: the adapter speaks protocol " << hello->protocol << "; this runner speaks protocol "
+        << protocol::kProtocolVersion << " only: no case is sent\n";
+    chosen.clear();
   }
   out << "cases: " << chosen.size() << " of " << set.cases.size() << " from "
       << options.cases_dir.string() << "\n";
 
-  std::size_t planned = 0;
-  for (const Case* c : chosen) planned += c->derived_ops().size();
   std::size_t done = 0;
   for (const Case* c : chosen) {
     for (Operation op : c->derived_ops()) {
-      if (std::find(options.ops.begin(), options.ops.end(), op) == options.ops.end()) continue;
+      if (!wanted(op)) continue;
       CaseResult result;
       result.case_id = c->id;
       result.topic = topic_of(*c);
@@ -369,7 +490,10 @@ RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream&
 
       const protocol::Op wire_op = op == Operation::kDecode ? protocol::Op::kDecode : protocol::Op::kEncode;
       const auto case_started = Clock::now();
-      if (hello && !hello->offers_op(wire_op)) {
+      if (const auto why = unjudgeable(*c, op)) {
+        result.status = Status::kError;
+        result.detail = "the case cannot be judged: " + *why + " (a broken case set, not the adapter)";
+      } else if (hello && !hello->offers_op(wire_op)) {
         result.status = Status::kSkip;
         result.detail = "the adapter's hello does not offer " + std::string(to_string(op));
       } else if (hello && !hello->offers_profile(c->profile)) {
@@ -382,13 +506,13 @@ RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream&
         else
           request = protocol::EncodeRequest{c->id, c->profile, c->description};
         Exchange exchange = driver->exchange(request);
-        result.adapter_stderr = std::move(exchange.adapter_stderr);
+        result.adapter_stderr = bounded_tail(std::move(exchange.adapter_stderr));
         if (exchange.kind == Exchange::Kind::kReply) {
           judge(*c, op, exchange.outcome, result);
         } else {
           result.status = status_of(exchange.kind);
           result.got = std::string(to_string(result.status));
-          result.detail = exchange.detail;
+          result.detail = bounded_message(exchange.detail);
         }
       }
       result.seconds = std::chrono::duration<double>(Clock::now() - case_started).count();
@@ -403,7 +527,7 @@ RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream&
 
   bool stale_patterns = false;
   for (const auto& entry : listed)
-    if (!entry.used && !filtered) {
+    if (!entry.used && !filtered && !other_protocol) {
       err << options.expected_failures->string() << ":" << entry.line << ": '" << entry.pattern
           << "' matches no case: remove it\n";
       stale_patterns = true;
@@ -413,24 +537,56 @@ RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream&
   for (const CaseResult& result : summary.results) add_to(totals, result);
   if (stale_patterns) ++totals.failed;
 
-  const bool any_skip = totals.skipped > 0;
-  const std::string who = hello ? hello->name + " " + hello->version : options.adapter;
-  if (filtered) {
-    summary.certificate = "NO CERTIFICATE: a filtered run certifies nothing";
-  } else if (totals.failed == 0 && totals.expected_failures == 0 && !any_skip) {
-    summary.certificate = "CONFORMANT: " + who + " passes all " + std::to_string(totals.passed) +
-                          " checks (decode and encode) of kiln-conformance " + KILN_SUITE_VERSION;
-  } else if (totals.failed == 0 && totals.expected_failures == 0) {
-    summary.certificate = "CONFORMANT (partial): " + who + " passes every check it offers; " +
-                          std::to_string(totals.skipped) + " skipped";
+  // The certificate and the exit status, the first reason that applies winning.
+  // CONFORMANT needs every check of the whole case set run and passed: counted,
+  // not inferred from the absence of failures.
+  const std::size_t unjudged = static_cast<std::size_t>(std::count_if(
+      summary.results.begin(), summary.results.end(),
+      [](const CaseResult& r) { return r.status == Status::kError; }));
+  const bool nothing_checked = totals.passed == 0 && totals.failed == 0 && totals.expected_failures == 0;
+  const std::string failures = std::to_string(totals.failed) + " unexpected and " +
+                               std::to_string(totals.expected_failures) + " expected failure(s)";
+  int exit_code = totals.failed == 0 ? kExitOk : kExitFailures;
+  std::string certificate;
+  if (unjudged > 0) {
+    certificate = "NO CERTIFICATE: " + std::to_string(unjudged) +
+                  " result(s) could not be judged: the case set is broken";
+    exit_code = kExitUsage;
+  } else if (other_protocol) {
+    certificate = "NO CERTIFICATE: " + who + " speaks adapter protocol " +
+                  std::to_string(hello->protocol) + ", this runner protocol " +
+                  std::to_string(protocol::kProtocolVersion);
+    exit_code = kExitFailures;
+  } else if (!hello) {
+    // Even if every case passed after a restart: hello is part of the protocol.
+    certificate = "NOT CONFORMANT: " + who + " failed its hello (" + one_line(hello_problem) +
+                  "); " + failures;
+    exit_code = kExitFailures;
+  } else if (nothing_checked) {
+    certificate = "NO CERTIFICATE: nothing was checked: " + who + " offers none of the " +
+                  std::to_string(totals.skipped) + " selected checks";
+    exit_code = kExitFailures;
+  } else if (filtered) {
+    certificate = "NO CERTIFICATE: a filtered run certifies nothing";
+  } else if (totals.failed > 0 || totals.expected_failures > 0) {
+    certificate = "NOT CONFORMANT: " + who + " has " + failures;
+  } else if (totals.passed == every_check && summary.results.size() == every_check) {
+    certificate = "CONFORMANT: " + who + " passes all " + std::to_string(totals.passed) +
+                  " checks (decode and encode) of kiln-conformance " + KILN_SUITE_VERSION;
+  } else if (totals.passed > 0 && totals.passed + totals.skipped == every_check &&
+             summary.results.size() == every_check) {
+    certificate = "CONFORMANT (partial): " + who + " passes every check it offers; " +
+                  std::to_string(totals.skipped) + " skipped";
   } else {
-    summary.certificate = "NOT CONFORMANT: " + who + " has " + std::to_string(totals.failed) +
-                          " unexpected and " + std::to_string(totals.expected_failures) +
-                          " expected failure(s)";
+    // Unreachable while the counts above add up; never a certificate if not.
+    certificate = "NO CERTIFICATE: " + std::to_string(summary.results.size()) + " of " +
+                  std::to_string(every_check) + " checks ran";
+    exit_code = kExitFailures;
   }
+  summary.certificate = certificate + case_set_note;
 
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
-  ReportContext context{options,      hello,   case_set_hash(set), set.cases.size(), summary.results,
+  ReportContext context{options,      hello,   case_set_sha256, set.cases.size(), summary.results,
                         totals,       summary.certificate, seconds, started_at};
   bool reports_ok = true;
   auto write = [&](const std::optional<std::filesystem::path>& file, const std::string& text) {
@@ -446,13 +602,18 @@ RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream&
   write(options.junit_report, junit_report(context));
   write(options.markdown_report, markdown_report(context));
   if (options.write_expected_failures) {
+    // One line per entry, whatever the adapter wrote: the list must read back.
     std::string text = "# Expected failures of " + who + " (kiln-conformance " + KILN_SUITE_VERSION +
                        "). Remove a line once its case passes.\n";
     for (const CaseResult& result : summary.results)
-      if (result.status != Status::kPass && result.status != Status::kSkip)
-        text += result.case_id + ":" + std::string(to_string(result.op)) + "  " +
+      if (result.status != Status::kPass && result.status != Status::kSkip &&
+          result.status != Status::kError)
+        text += id_glob(result.case_id) + ":" + std::string(to_string(result.op)) + "  " +
                 std::string(to_string(result.status)) + ": " +
-                (result.listed && !result.listed_reason.empty() ? result.listed_reason : result.got) + "\n";
+                one_line(bounded_message(
+                    result.listed && !result.listed_reason.empty() ? result.listed_reason : result.got,
+                    200)) +
+                "\n";
     write(options.write_expected_failures, text);
   }
 
@@ -469,8 +630,7 @@ RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream&
   out << "\n" << summary.certificate << "\n";
   out << totals.passed << " passed, " << totals.failed << " failed, " << totals.skipped
       << " skipped, " << totals.expected_failures << " expected failures\n";
-  if (!reports_ok) summary.exit_code = kExitUsage;
-  else summary.exit_code = totals.failed == 0 ? kExitOk : kExitFailures;
+  summary.exit_code = reports_ok ? exit_code : kExitUsage;
   return summary;
 }
 

@@ -6,8 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <sstream>
+
+#include <sys/wait.h>
 
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/report.hpp"
@@ -30,6 +35,32 @@ constexpr std::size_t kEncodeResults = 5;
 // and a stdout it closes reach the runner, not the waiting shell's.
 std::string fake_adapter(const std::string& flags) {
   return "exec " + shell_quote(KILN_FAKE_ADAPTER) + (flags.empty() ? "" : " " + flags);
+}
+
+// A python3 adapter for behaviours the fake adapter lacks: the script defines
+// hello(request) and answer(request), each returning the reply object, and calls
+// serve(hello, answer). proxy(line) asks the reference adapter instead.
+constexpr const char* kPythonPrelude = R"(import json, os, subprocess, sys
+reference = None
+def proxy(line):
+    global reference
+    if reference is None:
+        reference = subprocess.Popen([REFERENCE], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    reference.stdin.write(line)
+    reference.stdin.flush()
+    return json.loads(reference.stdout.readline())
+def serve(hello, answer):
+    for line in sys.stdin.buffer:
+        request = json.loads(line)
+        reply = hello(request, line) if request.get("op") == "hello" else answer(request, line)
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+)";
+
+std::string python_adapter(const std::filesystem::path& script, const std::string& body) {
+  write_text(script, "REFERENCE = " + nlohmann::json(std::string(KILN_REFERENCE_ADAPTER)).dump() +
+                         "\n" + kPythonPrelude + body);
+  return "exec python3 " + shell_quote(script.string());
 }
 
 std::size_t line_count(const std::filesystem::path& file) {
@@ -334,6 +365,259 @@ TEST_F(ExpectedFailures, AWrittenListFedBackPassesTheRun) {
   EXPECT_EQ(second.totals.failed, 0u);
 }
 
+// ---- reliability: what the certificate may claim, and what is stored ----
+
+// Finding 4: judge() never dereferences what a case lacks; such a case is an
+// ERROR result that no expected-failures list can hide.
+TEST(Judge, ACaseThatLacksWhatItsOpNeedsIsAnErrorResult) {
+  Case no_block;
+  no_block.id = "kiln-v2-no-block";
+  no_block.expect.accept = true;
+  CaseResult encoded;
+  judge(no_block, Operation::kEncode, protocol::EncodedBlock{{0x4b, 0x49}}, encoded);
+  EXPECT_EQ(to_string(encoded.status), "ERROR");
+  EXPECT_NE(encoded.detail.find("cannot be judged: it has no block"), std::string::npos) << encoded.detail;
+  CaseResult decoded;
+  judge(no_block, Operation::kDecode, protocol::Accept{}, decoded);
+  EXPECT_EQ(to_string(decoded.status), "ERROR");
+
+  Case classless;
+  classless.block = std::vector<std::uint8_t>{0x4b};
+  classless.expect.accept = false;  // neither class nor rule
+  CaseResult rejected;
+  judge(classless, Operation::kDecode, protocol::Reject{ErrorClass::kType, "no", std::nullopt, std::nullopt},
+        rejected);
+  EXPECT_EQ(to_string(rejected.status), "ERROR");
+  EXPECT_NE(rejected.detail.find("names no class"), std::string::npos) << rejected.detail;
+  EXPECT_EQ(rejected.got, "reject TYPE");
+
+  rejected.listed = true;
+  EXPECT_TRUE(rejected.unexpected());
+  EXPECT_FALSE(rejected.expected_failure());
+}
+
+TEST(Judge, TheRuleIsInformativeAndARejectedEncodeNeedsNoBlock) {
+  Case typed;
+  typed.block = std::vector<std::uint8_t>{0x4b};
+  typed.expect.accept = false;
+  typed.expect.error_class = ErrorClass::kType;  // no rule
+  CaseResult accepted;
+  judge(typed, Operation::kDecode, protocol::Accept{}, accepted);
+  EXPECT_EQ(to_string(accepted.status), "FAIL");
+  EXPECT_EQ(accepted.detail, "expected a TYPE rejection");
+  CaseResult wrong_class;
+  judge(typed, Operation::kDecode, protocol::Reject{ErrorClass::kFrame, "bad", std::nullopt, std::nullopt},
+        wrong_class);
+  EXPECT_EQ(to_string(wrong_class.status), "FAIL");
+  EXPECT_EQ(wrong_class.detail, "wrong class; adapter said: bad");
+
+  typed.block.reset();  // a description no block can exist for: encode only
+  CaseResult encode;
+  judge(typed, Operation::kEncode, protocol::Reject{ErrorClass::kType, "bool 2", std::nullopt, std::nullopt},
+        encode);
+  EXPECT_EQ(to_string(encode.status), "PASS") << encode.detail;
+}
+
+// Finding 5: the ops are a set; decode twice is a decode-only run.
+TEST_F(RunnerTest, RepeatedOpsAreOneOpAndCertifyNothing) {
+  options_.ops = {Operation::kDecode, Operation::kDecode};
+  const auto summary = run("builtin:reference");
+  EXPECT_EQ(summary.exit_code, kExitOk) << out_ << err_;
+  EXPECT_EQ(summary.results.size(), kResultCount - kEncodeResults);
+  for (const auto& result : summary.results) EXPECT_EQ(result.op, Operation::kDecode) << result.case_id;
+  EXPECT_EQ(summary.certificate.rfind("NO CERTIFICATE: a filtered run certifies nothing", 0), 0u)
+      << summary.certificate;
+  EXPECT_EQ(out_.find("\nCONFORMANT"), std::string::npos) << out_;
+}
+
+// Finding 6: a hello that offers nothing we run has nothing checked: no certificate, exit 1.
+TEST_F(RunnerTest, AHelloThatOffersNoOpsGetsNoCertificate) {
+  const auto summary = run(python_adapter(scratch_ / "no-ops.py", R"(
+serve(lambda request, line: {"name": "kiln-idle", "version": "1", "protocol": 1, "ops": []},
+      lambda request, line: {"result": "error", "message": "never asked"})
+)"));
+  EXPECT_EQ(summary.exit_code, kExitFailures) << out_ << err_;
+  ASSERT_EQ(summary.results.size(), kResultCount);
+  for (const auto& result : summary.results) EXPECT_EQ(to_string(result.status), "SKIP") << result.case_id;
+  EXPECT_EQ(summary.totals.passed, 0u);
+  EXPECT_EQ(summary.certificate.rfind("NO CERTIFICATE: nothing was checked: kiln-idle 1 offers none", 0),
+            0u)
+      << summary.certificate;
+}
+
+TEST_F(RunnerTest, AHelloThatOffersOnlyAnotherProfileGetsNoCertificate) {
+  const auto summary = run(python_adapter(scratch_ / "other-profile.py", R"(
+serve(lambda request, line: {"name": "kiln-v9-only", "version": "1", "ops": ["decode", "encode"],
+                               "profiles": ["kiln-v9"]},
+      lambda request, line: {"result": "error", "message": "never asked"})
+)"));
+  EXPECT_EQ(summary.exit_code, kExitFailures) << out_ << err_;
+  EXPECT_EQ(summary.totals.skipped, kResultCount);
+  EXPECT_EQ(summary.totals.passed, 0u);
+  EXPECT_EQ(summary.certificate.rfind("NO CERTIFICATE: nothing was checked", 0), 0u)
+      << summary.certificate;
+}
+
+// Finding 6 (and 26): a hello that fails is a failed certification even when
+// every case passes after the restart.
+TEST_F(RunnerTest, AnAdapterWhoseFirstHelloFailsIsNotConformantEvenIfTheCasesPass) {
+  const auto flag = scratch_ / "said-hello-once";
+  const auto summary = run(python_adapter(scratch_ / "flaky-hello.py", R"(
+FLAG = )" + nlohmann::json(flag.string()).dump() + R"(
+def hello(request, line):
+    if not os.path.exists(FLAG):
+        open(FLAG, "w").close()
+        return {"name": 5}
+    return proxy(line)
+serve(hello, lambda request, line: proxy(line))
+)"));
+  EXPECT_EQ(summary.exit_code, kExitFailures) << out_ << err_;
+  EXPECT_EQ(summary.totals.passed, kResultCount) << out_;
+  EXPECT_EQ(summary.certificate.rfind("NOT CONFORMANT: ", 0), 0u) << summary.certificate;
+  EXPECT_NE(summary.certificate.find("failed its hello (hello reply: "), std::string::npos)
+      << summary.certificate;
+}
+
+// Finding 26: an error reply to hello fails the run with exit 1, and says why.
+TEST_F(RunnerTest, AHelloErrorReplyFailsTheRunWithExitOne) {
+  const auto summary = run(python_adapter(scratch_ / "hello-error.py", R"(
+serve(lambda request, line: {"result": "error", "message": "protocol: I speak 7"},
+      lambda request, line: proxy(line))
+)"));
+  EXPECT_EQ(summary.exit_code, kExitFailures) << out_ << err_;
+  EXPECT_EQ(summary.totals.passed, 0u);
+  EXPECT_EQ(summary.certificate.rfind("NOT CONFORMANT: ", 0), 0u) << summary.certificate;
+  EXPECT_NE(summary.certificate.find("failed its hello"), std::string::npos) << summary.certificate;
+}
+
+// Finding 11: replies of a protocol version we do not speak are not judged.
+TEST_F(RunnerTest, AHelloOfAnotherProtocolVersionIsRefused) {
+  const auto proxy_with = [&](int version) {
+    return python_adapter(scratch_ / ("protocol-" + std::to_string(version) + ".py"), R"(
+def hello(request, line):
+    reply = proxy(line)
+    reply["protocol"] = )" + std::to_string(version) + R"(
+    return reply
+serve(hello, lambda request, line: proxy(line))
+)");
+  };
+  // The control: the same proxy saying protocol 1 is certified.
+  const auto control = run(proxy_with(1));
+  EXPECT_EQ(control.exit_code, kExitOk) << out_ << err_;
+  EXPECT_EQ(control.certificate.rfind("CONFORMANT: kiln-reference ", 0), 0u) << control.certificate;
+
+  const auto summary = run(proxy_with(2));
+  EXPECT_EQ(summary.exit_code, kExitFailures) << out_ << err_;
+  EXPECT_TRUE(summary.results.empty());
+  EXPECT_EQ(summary.certificate.rfind("NO CERTIFICATE: kiln-reference ", 0), 0u) << summary.certificate;
+  EXPECT_NE(summary.certificate.find("speaks adapter protocol 2, this runner protocol 1"),
+            std::string::npos)
+      << summary.certificate;
+  EXPECT_NE(err_.find("the adapter speaks protocol 2; this runner speaks protocol 1 only"),
+            std::string::npos)
+      << err_;
+}
+
+// Finding 13: a huge message is stored bounded, and once.
+TEST_F(RunnerTest, AdapterMessagesAreStoredBoundedAndOnce) {
+  const auto summary = run(python_adapter(scratch_ / "huge-messages.py", R"(
+def answer(request, line):
+    if request["op"] == "decode":
+        return {"result": "reject", "class": "FRAME", "message": "Q" * (1 << 20) + "\nQ",
+                "rule": "Z" * (1 << 20)}
+    return {"result": "error", "message": "J" * (1 << 20)}
+serve(lambda request, line: proxy(line), answer)
+)"));
+  EXPECT_EQ(summary.exit_code, kExitFailures) << out_ << err_;
+  ASSERT_EQ(summary.results.size(), kResultCount);
+  const auto count = [](const CaseResult& result, char c) {
+    return std::count(result.got.begin(), result.got.end(), c) +
+           std::count(result.detail.begin(), result.detail.end(), c);
+  };
+  constexpr auto kLimit = static_cast<std::ptrdiff_t>(protocol::kMaxMessageBytes);
+  for (const auto& result : summary.results) {
+    SCOPED_TRACE(result.case_id + " " + std::string(to_string(result.op)));
+    EXPECT_LE(result.got.size(), protocol::kMaxMessageBytes + 100);
+    EXPECT_LE(result.detail.size(), protocol::kMaxMessageBytes + 200);
+    EXPECT_LE(count(result, 'Q'), kLimit);
+    EXPECT_LE(count(result, 'Z'), kLimit);
+    EXPECT_LE(count(result, 'J'), kLimit);
+    if (result.op == Operation::kEncode) {
+      EXPECT_EQ(to_string(result.status), "PROTOCOL");
+      EXPECT_GT(count(result, 'J'), kLimit / 2) << "the message is kept, bounded";
+      EXPECT_NE(result.got.find("more bytes cut]"), std::string::npos);
+    } else if (result.case_id != "kiln-v2-le-clear") {
+      EXPECT_EQ(to_string(result.status), "FAIL");
+      EXPECT_GT(count(result, 'Q'), kLimit / 2);
+      EXPECT_NE(result.detail.find("more bytes cut]"), std::string::npos);
+    }
+  }
+  // Printed on one line each: the message's newline starts no console line.
+  EXPECT_EQ(out_.find("\nQ"), std::string::npos);
+}
+
+// Finding 16: whatever the adapter writes, the written list has one entry per
+// line and reads back; and no adapter text forges a console line.
+TEST_F(ExpectedFailures, AWrittenListOfAHostileAdapterReadsBack) {
+  const std::string adapter = python_adapter(scratch_ / "hostile.py", R"(
+def hello(request, line):
+    reply = proxy(line)
+    reply["name"] = "kiln-hostile\nkiln-v2-*  every case\nCONFORMANT: forged\n*"
+    reply["version"] = "1\r\n* x\x00\x1b[2J"
+    return reply
+def answer(request, line):
+    if request["op"] == "decode":
+        return {"result": "reject", "class": "FRAME", "message": "m\n*\n",
+                "rule": "R\nkiln-v2-le-clear\n*\r\n"}
+    return {"result": "error", "message": "first\n*\nkiln-v2-*:decode\r\x00\x1b[2J # no comment\n"}
+serve(hello, answer)
+)");
+  options_.write_expected_failures = scratch_ / "written.txt";
+  const auto first = run(adapter);
+  EXPECT_EQ(first.exit_code, kExitFailures) << out_ << err_;
+  EXPECT_EQ(first.totals.failed, kResultCount - 1);  // le-clear: a FRAME reject, right
+  EXPECT_EQ(out_.find("\nCONFORMANT"), std::string::npos) << out_;
+  const std::string written = read_text(scratch_ / "written.txt");
+  std::istringstream lines(written);
+  std::size_t entries = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("#", 0) == 0) continue;
+    ++entries;
+    EXPECT_EQ(line.rfind("kiln-v2-", 0), 0u) << line;
+    EXPECT_TRUE(std::none_of(line.begin(), line.end(),
+                             [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+        << line;
+  }
+  EXPECT_EQ(entries, kResultCount - 1) << written;
+
+  options_.write_expected_failures.reset();
+  options_.expected_failures = scratch_ / "written.txt";
+  const auto second = run(adapter);
+  EXPECT_EQ(second.exit_code, kExitOk) << out_ << err_;
+  EXPECT_EQ(second.totals.failed, 0u) << out_ << err_;
+  EXPECT_EQ(std::count_if(second.results.begin(), second.results.end(),
+                          [](const CaseResult& r) { return r.unexpected(); }),
+            0);
+  EXPECT_EQ(second.totals.expected_failures, kResultCount - 1);
+  EXPECT_EQ(second.totals.passed, 1u);
+}
+
+// Finding 30: a BOM and CRLF line ends, as Windows editors write them.
+TEST_F(ExpectedFailures, ABomAndCrlfLineEndsAreAccepted) {
+  const auto summary = run_with_list("--crash-on kiln-v2-high-nibble --garbage-on kiln-v2-bool-byte",
+                                     "\xEF\xBB\xBFkiln-v2-high-nibble crashes\r\n"
+                                     "# a comment\r\n"
+                                     "kiln-v2-bool-byte:decode\r\n"
+                                     "kiln-v2-bool-byte:encode garbage  \r\n");
+  EXPECT_EQ(summary.exit_code, kExitOk) << out_ << err_;
+  EXPECT_EQ(summary.totals.expected_failures, 4u);
+  EXPECT_EQ(summary.totals.failed, 0u);
+  for (const auto& result : summary.results)
+    if (result.case_id == "kiln-v2-high-nibble") {
+      EXPECT_EQ(result.listed_reason, "crashes");
+    }
+}
+
 // ---- the CLI: console, reports, exit codes ----
 
 class RunnerCli : public RunnerTest {
@@ -478,6 +762,110 @@ TEST_F(RunnerCli, RulesAndFilterSelectCasesAndCertifyNothing) {
                             "--filter", "kiln-v2-*-*", "--ops", "encode"});
   EXPECT_EQ(by_glob.exit_code, kExitOk) << by_glob.err;
   EXPECT_EQ(closing_line(by_glob.out).passed, 2u);  // bool-byte and high-nibble encode
+}
+
+// Finding 5, from the command line.
+TEST_F(RunnerCli, OpsDecodeTwiceIsADecodeOnlyRunWithoutACertificate) {
+  const auto result = cli({"run", "--adapter", "builtin:reference", "--cases", cases_.string(), "--ops",
+                           "decode,decode"});
+  EXPECT_EQ(result.exit_code, kExitOk) << result.out << result.err;
+  EXPECT_EQ(closing_line(result.out).passed, kResultCount - kEncodeResults);
+  EXPECT_NE(result.out.find("\nNO CERTIFICATE: a filtered run certifies nothing"), std::string::npos)
+      << result.out;
+  EXPECT_EQ(result.out.find("\nCONFORMANT"), std::string::npos) << result.out;
+}
+
+// Finding 27: nothing selected is a usage error, said so, not a silent success.
+TEST_F(RunnerCli, ASelectionThatMatchesNothingIsAUsageError) {
+  const auto no_match =
+      cli({"run", "--adapter", "builtin:reference", "--cases", cases_.string(), "--filter", "nomatch"});
+  EXPECT_EQ(no_match.exit_code, kExitUsage) << no_match.out << no_match.err;
+  EXPECT_NE(no_match.err.find("run: nothing selected: no case of "), std::string::npos) << no_match.err;
+  EXPECT_NE(no_match.out.find("NO CERTIFICATE: nothing selected"), std::string::npos) << no_match.out;
+  // A case that matches but has no case of the op asked for: le-clear has faults, so no encode.
+  const auto no_op = cli({"run", "--adapter", "builtin:reference", "--cases", cases_.string(),
+                          "--filter", "kiln-v2-le-clear", "--ops", "encode"});
+  EXPECT_EQ(no_op.exit_code, kExitUsage) << no_op.out << no_op.err;
+  EXPECT_NE(no_op.err.find("nothing selected"), std::string::npos) << no_op.err;
+}
+
+// Finding 27: the certificate names the case set it is for.
+TEST_F(RunnerCli, TheCertificateNamesTheCaseSetHash) {
+  const std::string hash = case_set_hash(load_case_set(cases_));
+  ASSERT_EQ(hash.size(), 64u);
+  const auto result = cli({"run", "--adapter", "builtin:reference", "--cases", cases_.string()});
+  EXPECT_EQ(result.exit_code, kExitOk) << result.out << result.err;
+  EXPECT_NE(result.out.find("\nCONFORMANT: kiln-reference "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("; case set " + hash.substr(0, 12) + "\n"), std::string::npos) << result.out;
+}
+
+// The "replay:" line of the console for case `id` and op.
+std::string replay_line(const std::string& console, const std::string& id, const std::string& op) {
+  const auto at = console.find("  " + id + " " + op + "\n");
+  if (at == std::string::npos) return {};
+  const auto replay = console.find("    replay:   ", at);
+  if (replay == std::string::npos) return {};
+  const auto start = replay + std::strlen("    replay:   ");
+  return console.substr(start, console.find('\n', start) - start);
+}
+
+// Finding 28: the replay command runs as printed, from a program path that
+// needs quoting, with the run's timeout.
+TEST_F(RunnerCli, TheReplayCommandReproducesTheFailureAsPrinted) {
+  const auto bin = scratch_ / "bin dir's";
+  std::filesystem::create_directories(bin);
+  const auto program = bin / "kiln-conformance";
+  std::filesystem::create_symlink(KILN_CONFORMANCE_CLI, program);
+  const auto result = testing::run_program(
+      program.string(),
+      {"run", "--adapter", fake_adapter("--hang-on kiln-v2-f32"), "--cases", cases_.string(),
+       "--timeout-ms", "700"},
+      scratch_);
+  EXPECT_EQ(result.exit_code, kExitFailures) << result.out << result.err;
+  const std::string replay = replay_line(result.out, "kiln-v2-f32", "decode");
+  ASSERT_FALSE(replay.empty()) << result.out;
+  EXPECT_EQ(replay.rfind(shell_quote(program.string()) + " run ", 0), 0u) << replay;
+  EXPECT_NE(replay.find(" --timeout-ms 700 "), std::string::npos) << replay;
+
+  const auto out_file = scratch_ / "replay.out";
+  const int status = std::system((replay + " >" + shell_quote(out_file.string()) + " 2>&1").c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << replay;
+  EXPECT_EQ(WEXITSTATUS(status), kExitFailures) << read_text(out_file);
+  const std::string replayed = read_text(out_file);
+  EXPECT_NE(replayed.find("TIMEOUT  kiln-v2-f32 decode"), std::string::npos) << replayed;
+  EXPECT_NE(replayed.find("no reply within 700 ms"), std::string::npos) << replayed;
+  const ClosingLine totals = closing_line(replayed);
+  EXPECT_EQ(totals.failed, 1u);
+  EXPECT_EQ(totals.passed + totals.skipped + totals.expected_failures, 0u);
+
+  // The default timeout is not spelled out.
+  const auto crash = cli({"run", "--adapter", fake_adapter("--crash-on kiln-v2-f32"), "--cases",
+                          cases_.string()});
+  const std::string default_replay = replay_line(crash.out, "kiln-v2-f32", "decode");
+  ASSERT_FALSE(default_replay.empty()) << crash.out;
+  EXPECT_EQ(default_replay.find("--timeout-ms"), std::string::npos) << default_replay;
+  EXPECT_NE(default_replay.find(" --filter kiln-v2-f32 --ops decode --verbose"), std::string::npos)
+      << default_replay;
+}
+
+// Finding 11 and 26, from the command line: hello problems exit 1.
+TEST_F(RunnerCli, HelloProblemsExitOne) {
+  const auto other_protocol = cli(
+      {"run", "--cases", cases_.string(), "--adapter",
+       python_adapter(scratch_ / "protocol-2.py", R"(
+def hello(request, line):
+    reply = proxy(line)
+    reply["protocol"] = 2
+    return reply
+serve(hello, lambda request, line: proxy(line))
+)")});
+  EXPECT_EQ(other_protocol.exit_code, kExitFailures) << other_protocol.out << other_protocol.err;
+  EXPECT_NE(other_protocol.out.find("\nNO CERTIFICATE: kiln-reference "), std::string::npos)
+      << other_protocol.out;
+  const auto crash_at_hello =
+      cli({"run", "--cases", cases_.string(), "--adapter", fake_adapter("--exit-at-hello")});
+  EXPECT_EQ(crash_at_hello.exit_code, kExitFailures) << crash_at_hello.out << crash_at_hello.err;
+  EXPECT_NE(crash_at_hello.out.find("failed its hello"), std::string::npos) << crash_at_hello.out;
 }
 
 }  // namespace
