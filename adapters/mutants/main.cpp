@@ -1,5 +1,5 @@
 // kiln-mutant-adapter: the reference with one named implementer's bug, as a JSON
-// Lines process adapter (adapters/PROTOCOL.md), for measuring what the suite kills.
+// Lines process adapter (protocol/PROTOCOL.md), for measuring what the suite kills.
 #include <cstring>
 #include <iostream>
 #include <string_view>

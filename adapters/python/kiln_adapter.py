@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""kiln-python as a conformance adapter: adapters/PROTOCOL.md, protocol version 1.
+"""kiln-python as a conformance adapter: protocol/PROTOCOL.md, protocol version 1.
 
 Reads one JSON request per line on stdin, writes one JSON reply per line on
 stdout (flushed each time), and exits with status 0 at end of input:

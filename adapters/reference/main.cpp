@@ -1,5 +1,5 @@
 // kiln-reference-adapter: the reference library as a JSON Lines process adapter
-// (adapters/PROTOCOL.md). Flags are parsed by hand so that this program builds
+// (protocol/PROTOCOL.md). Flags are parsed by hand so that this program builds
 // with a compiler and nlohmann-json alone.
 #include <csignal>
 #include <cstring>
@@ -13,7 +13,7 @@ constexpr const char* kUsage =
     "usage: kiln-reference-adapter [--help] [--version]\n"
     "\n"
     "Answers Kiln adapter protocol 1 on stdin/stdout: one JSON request per line,\n"
-    "one JSON reply per line, until end of input. See adapters/PROTOCOL.md.\n";
+    "one JSON reply per line, until end of input. See protocol/PROTOCOL.md.\n";
 
 // Every write is checked: output that did not arrive must not end in status 0.
 int flushed_stdout_status() {

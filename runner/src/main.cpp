@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> ops;
   auto* run = app.add_subcommand("run", "Certify an implementation: run every case through an adapter");
   run->add_option("--adapter", run_options.adapter,
-                  "Adapter command (JSON Lines over stdin/stdout, adapters/PROTOCOL.md), or "
+                  "Adapter command (JSON Lines over stdin/stdout, protocol/PROTOCOL.md), or "
                   "builtin:reference")
       ->required();
   run->add_flag("--one-shot", run_options.one_shot,

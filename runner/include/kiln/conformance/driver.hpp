@@ -1,5 +1,5 @@
 // How the runner reaches an implementation: in process (a kiln::protocol::Adapter)
-// or as a process speaking adapters/PROTOCOL.md, kept (restarted after a crash, a
+// or as a process speaking protocol/PROTOCOL.md, kept (restarted after a crash, a
 // hang or a malformed reply) or started once per request.
 #pragma once
 

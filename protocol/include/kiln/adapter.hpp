@@ -1,6 +1,6 @@
 // The in-process adapter interface. An implementation in C++ derives from
 // Adapter; serve() turns any Adapter into a JSON Lines process adapter
-// (adapters/PROTOCOL.md), and the runner can also call it directly.
+// (protocol/PROTOCOL.md), and the runner can also call it directly.
 #pragma once
 
 #include <cstdint>

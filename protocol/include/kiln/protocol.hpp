@@ -1,4 +1,4 @@
-// The adapter protocol, version 1 (adapters/PROTOCOL.md): the plain values an
+// The adapter protocol, version 1 (protocol/PROTOCOL.md): the plain values an
 // adapter and the runner exchange, and their JSON form, for both sides. Every
 // parse function takes untrusted text or JSON and never throws on bad input: it
 // returns an Expected holding either the value or a one-line message that names
@@ -54,7 +54,7 @@ inline constexpr std::size_t kMaxListEntries = 64;
 inline constexpr std::size_t kMaxExcerptBytes = 128;
 
 // Limits of the one JSON reader every line from outside goes through
-// (parse_line, adapters/PROTOCOL.md "Line limits"). The deepest protocol message,
+// (parse_line, protocol/PROTOCOL.md "Line limits"). The deepest protocol message,
 // an accept reply, nests 4 levels (reply, tensors, tensor, shape) and its widest
 // object has 6 members: the limits leave room for members added later but keep
 // out lines that would exhaust the stack when copied, dumped or destroyed, or
