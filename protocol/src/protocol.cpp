@@ -31,16 +31,6 @@ std::string indexed(std::string_view where, std::size_t index) {
   return std::string(where) + '[' + std::to_string(index) + ']';
 }
 
-// What a value is, for messages: numbers as written, anything else by kind, so a
-// message never grows with the input.
-std::string describe(const Json& value) {
-  if (value.is_number() || value.is_boolean() || value.is_null()) return value.dump();
-  if (value.is_string()) return "a string";
-  if (value.is_array()) return "an array";
-  if (value.is_object()) return "an object";
-  return "an unusable value";
-}
-
 // from_hex names a bad digit by its byte, which is half a character when it is
 // not ASCII: name the whole character, so the message stays valid UTF-8.
 std::string hex_problem(std::string_view text, const HexError& problem) {
@@ -63,7 +53,7 @@ std::optional<std::string> unsigned_error(const Json& value, std::string_view fi
     return std::string(field) + ": " + range + ", got the negative " + value.dump();
   if (value.is_number_float() && value.get<double>() >= 18446744073709551616.0)
     return std::string(field) + ": " + range + ", got a number above 2^64 - 1";
-  return std::string(field) + ": " + range + ", got " + describe(value);
+  return std::string(field) + ": " + range + ", got " + describe_json_value(value);
 }
 
 // Reads the fields of one JSON object, keeping only the first problem so that a
@@ -95,7 +85,7 @@ class FieldReader {
     const Json* value = is_required ? required(key) : optional(key);
     if (!value) return std::nullopt;
     if (!value->is_string()) {
-      fail(path(key) + ": must be a string, got " + describe(*value));
+      fail(path(key) + ": must be a string, got " + describe_json_value(*value));
       return std::nullopt;
     }
     return value->get<std::string>();
@@ -116,7 +106,7 @@ class FieldReader {
     const Json* value = required(key);
     if (!value) return std::nullopt;
     if (!value->is_string()) {
-      fail(path(key) + ": must be a hex string, got " + describe(*value));
+      fail(path(key) + ": must be a hex string, got " + describe_json_value(*value));
       return std::nullopt;
     }
     HexError problem;
@@ -133,7 +123,7 @@ class FieldReader {
     const Json* value = is_required ? required(key) : optional(key);
     if (!value) return std::nullopt;
     if (!value->is_array()) {
-      fail(path(key) + ": must be an array of strings, got " + describe(*value));
+      fail(path(key) + ": must be an array of strings, got " + describe_json_value(*value));
       return std::nullopt;
     }
     if (value->size() > kMaxListEntries) {
@@ -145,7 +135,7 @@ class FieldReader {
     for (std::size_t i = 0; i < value->size(); ++i) {
       const Json& item = (*value)[i];
       if (!item.is_string()) {
-        fail(indexed(path(key), i) + ": must be a string, got " + describe(item));
+        fail(indexed(path(key), i) + ": must be a string, got " + describe_json_value(item));
         return std::nullopt;
       }
       items.push_back(bounded_message(item.get_ref<const std::string&>(), kMaxNameBytes));
@@ -158,15 +148,6 @@ class FieldReader {
   std::string where_;
   std::optional<std::string> error_;
 };
-
-std::string_view kind_of(const Json& json) {
-  if (json.is_array()) return "an array";
-  if (json.is_string()) return "a string";
-  if (json.is_number()) return "a number";
-  if (json.is_boolean()) return "a boolean";
-  if (json.is_null()) return "null";
-  return "an object";
-}
 
 std::span<const std::uint8_t> as_bytes(const std::string& text) {
   return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
@@ -278,6 +259,14 @@ std::optional<Op> op_from_string(std::string_view text) noexcept {
   return std::nullopt;
 }
 
+// The variant's alternatives are in Op's order, so the index is the op.
+static_assert(std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(Op::kHello), Request>,
+                             HelloRequest> &&
+              std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(Op::kDecode), Request>,
+                             DecodeRequest> &&
+              std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(Op::kEncode), Request>,
+                             EncodeRequest>,
+              "Request's alternatives must follow Op's order");
 Op op_of(const Request& request) noexcept { return static_cast<Op>(request.index()); }
 
 bool Hello::offers_op(Op op) const {
@@ -310,6 +299,22 @@ std::string quoted_excerpt(std::string_view text, std::size_t limit) {
   return Json(bounded_message(text, limit)).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+std::string_view json_kind(const Json& value) noexcept {
+  if (value.is_object()) return "object";
+  if (value.is_array()) return "array";
+  if (value.is_string()) return "string";
+  if (value.is_number()) return "number";
+  if (value.is_boolean()) return "boolean";
+  if (value.is_null()) return "null";
+  return "unusable value";  // binary or discarded: never parsed from text
+}
+
+std::string describe_json_value(const Json& value) {
+  // Scalars other than strings are short as written, so they are quoted.
+  if (value.is_number() || value.is_boolean() || value.is_null()) return value.dump();
+  return (value.is_string() ? "a " : "an ") + std::string(json_kind(value));
+}
+
 // ---- Tensor descriptions ----
 
 Json tensor_to_json(const TensorDescription& tensor) {
@@ -333,7 +338,7 @@ Json tensor_to_json(const TensorDescription& tensor) {
 Expected<TensorDescription> tensor_from_json(const Json& json, std::string_view where) {
   if (!json.is_object())
     return fail<TensorDescription>(std::string(where) + ": must be an object, got " +
-                                   describe(json));
+                                   describe_json_value(json));
   FieldReader reader(json, std::string(where));
   TensorDescription tensor;
   if (reader.optional("name_hex") && !reader.optional("name")) {
@@ -346,7 +351,7 @@ Expected<TensorDescription> tensor_from_json(const Json& json, std::string_view 
   if (const Json* shape = reader.required("shape")) {
     if (!shape->is_array()) {
       reader.fail(reader.path("shape") + ": must be an array of integers, got " +
-                  describe(*shape));
+                  describe_json_value(*shape));
     } else {
       tensor.shape.reserve(shape->size());
       for (std::size_t axis = 0; axis < shape->size(); ++axis) {
@@ -365,7 +370,7 @@ Expected<TensorDescription> tensor_from_json(const Json& json, std::string_view 
     if (layout->is_string())
       tensor.layout = layout->get<std::string>();
     else if (!layout->is_null())
-      reader.fail(reader.path("layout") + ": must be a string or null, got " + describe(*layout));
+      reader.fail(reader.path("layout") + ": must be a string or null, got " + describe_json_value(*layout));
   }
   if (auto block_size = reader.unsigned_integer("block_size", kMaxU32))
     tensor.block_size = static_cast<std::uint32_t>(*block_size);
@@ -383,7 +388,7 @@ Json tensors_to_json(const BlockDescription& description) {
 Expected<BlockDescription> tensors_from_json(const Json& json, std::string_view where) {
   if (!json.is_array())
     return fail<BlockDescription>(std::string(where) + ": must be an array of tensors, got " +
-                                  describe(json));
+                                  describe_json_value(json));
   BlockDescription description;
   description.tensors.reserve(json.size());
   for (std::size_t i = 0; i < json.size(); ++i) {
@@ -420,7 +425,7 @@ Json request_to_json(const Request& request) {
 Expected<Request> request_from_json(const Json& json) {
   if (!json.is_object())
     return fail<Request>(std::string("a request must be a JSON object, got ") +
-                         std::string(kind_of(json)));
+                         describe_json_value(json));
   FieldReader reader(json, "");
   const auto op_text = reader.string("op");
   if (!op_text) return fail<Request>(reader.error());
@@ -464,7 +469,7 @@ Json hello_to_json(const Hello& hello) {
 Expected<Hello> hello_from_json(const Json& json) {
   if (!json.is_object())
     return fail<Hello>(std::string("the hello reply must be a JSON object, got ") +
-                       std::string(kind_of(json)));
+                       describe_json_value(json));
   FieldReader reader(json, "");
   if (const Json* result = reader.optional("result"); result && *result == "error") {
     const Json* message = reader.optional("message");
@@ -516,7 +521,7 @@ Json outcome_to_json(const Outcome& outcome) {
 Expected<Outcome> outcome_from_json(const Json& json, Op answered) {
   if (!json.is_object())
     return fail<Outcome>(std::string("a reply must be a JSON object, got ") +
-                         std::string(kind_of(json)));
+                         describe_json_value(json));
   FieldReader reader(json, "");
   const auto result = reader.string("result");
   if (!result) return fail<Outcome>(reader.error());

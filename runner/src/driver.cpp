@@ -174,7 +174,7 @@ class ProcessDriver final : public Driver {
     // Described by its type, never dumped: the value is the adapter's, of any
     // size and depth.
     if (!echoed->is_string())
-      return std::string("the reply's \"case\" is of type ") + echoed->type_name() +
+      return "the reply's \"case\" is of type " + std::string(protocol::json_kind(*echoed)) +
              ", not a string naming \"" + case_id(request) + "\"";
     const auto& named = echoed->get_ref<const std::string&>();
     if (named != case_id(request))

@@ -70,6 +70,15 @@ std::string bounded_message(std::string_view text, std::size_t limit = kMaxMessa
 // a message quotes a value it was given.
 std::string quoted_excerpt(std::string_view text, std::size_t limit = kMaxExcerptBytes);
 
+// The kind of a JSON value, for a message that names what a value is without
+// quoting it (a value from outside may be of any size): "object", "array",
+// "string", "number", "boolean" or "null" (a value parsed from text is one of these).
+std::string_view json_kind(const Json& value) noexcept;
+
+// A value for a message: a number, boolean or null as written (short), anything
+// else by its kind ("a string", "an array", "an object").
+std::string describe_json_value(const Json& value);
+
 // A value, or the message saying why there is none.
 template <class T>
 class [[nodiscard]] Expected {

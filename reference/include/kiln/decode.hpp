@@ -40,24 +40,6 @@ struct BlockView {
 
 Result<BlockView> decode(std::span<const std::uint8_t> bytes);
 
-// A set of rules, for reading leniently.
-class RuleSet {
- public:
-  constexpr RuleSet() = default;
-  constexpr RuleSet& add(Rule rule) noexcept {
-    bits_ |= std::uint64_t{1} << static_cast<unsigned>(rule);
-    return *this;
-  }
-  constexpr bool contains(Rule rule) const noexcept {
-    return (bits_ >> static_cast<unsigned>(rule)) & 1u;
-  }
-  constexpr bool empty() const noexcept { return bits_ == 0; }
-
- private:
-  static_assert(static_cast<unsigned>(Rule::kTypeOpaqueMultiple) < 64, "RuleSet holds 64 rules");
-  std::uint64_t bits_ = 0;
-};
-
 // Lenient reading, for tools that inspect broken blocks and for adapters that
 // model an implementer's missing check. A waived check is skipped and the
 // decoder goes on as a reader that never made it would: it reads from the

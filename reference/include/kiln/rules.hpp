@@ -62,6 +62,24 @@ struct RuleInfo {
   std::string_view summary;
 };
 
+// A set of rules (one bit each), for waiving checks when reading leniently.
+class RuleSet {
+ public:
+  constexpr RuleSet() = default;
+  constexpr RuleSet& add(Rule rule) noexcept {
+    bits_ |= std::uint64_t{1} << static_cast<unsigned>(rule);
+    return *this;
+  }
+  constexpr bool contains(Rule rule) const noexcept {
+    return (bits_ >> static_cast<unsigned>(rule)) & 1u;
+  }
+  constexpr bool empty() const noexcept { return bits_ == 0; }
+
+ private:
+  static_assert(static_cast<unsigned>(Rule::kTypeOpaqueMultiple) < 64, "RuleSet holds 64 rules");
+  std::uint64_t bits_ = 0;
+};
+
 std::span<const RuleInfo> all_rules() noexcept;
 const RuleInfo& rule_info(Rule rule) noexcept;
 std::optional<Rule> rule_from_id(std::string_view id) noexcept;
