@@ -60,10 +60,11 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::IsMember({"decode", "encode"}));
   run->add_option("--expected-failures", run_options.expected_failures,
-                  "Failures the implementation knows of: `<id-glob>[:op] [reason]` per line")
+                  "Failures the implementation knows of: `<id-glob>[:op] [STATUS:] [reason]` per "
+                  "line, STATUS one of FAIL, CRASH, TIMEOUT, PROTOCOL (none: any of them)")
       ->check(CLI::ExistingFile);
   run->add_option("--write-expected-failures", run_options.write_expected_failures,
-                  "Write the list of this run's failures to FILE");
+                  "Write the list of this run's failures, with their statuses, to FILE");
   run->add_option("--json", run_options.json_report, "Write the JSON report to FILE");
   run->add_option("--junit", run_options.junit_report, "Write a JUnit XML report to FILE");
   run->add_option("--markdown", run_options.markdown_report, "Write a Markdown summary to FILE");

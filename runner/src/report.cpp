@@ -188,6 +188,7 @@ protocol::Json json_report(const ReportContext& context) {
                       {"failed", context.totals.failed},
                       {"skipped", context.totals.skipped},
                       {"expected_failures", context.totals.expected_failures},
+                      {"recommended_failures", context.totals.recommended_failures},
                       {"results", context.results.size()}};
   report["certificate"] = json_text(context.certificate);
   Json results = Json::array();
@@ -196,9 +197,12 @@ protocol::Json json_report(const ReportContext& context) {
     item["case"] = json_text(result.case_id);
     item["topic"] = json_text(result.topic);
     item["op"] = std::string(to_string(result.op));
+    item["level"] = result.level == Level::kRecommended ? "recommended" : "required";
     item["status"] = std::string(to_string(result.status));
+    item["verdict"] = std::string(to_string(result.verdict));
     item["unexpected"] = result.unexpected();
     item["listed"] = result.listed;
+    if (result.listed_status) item["listed_status"] = std::string(to_string(*result.listed_status));
     if (result.listed) item["listed_reason"] = json_text(result.listed_reason);
     item["rules"] = json_texts(result.rules);
     item["expected"] = json_text(result.expected);
@@ -214,9 +218,11 @@ protocol::Json json_report(const ReportContext& context) {
 }
 
 std::string junit_report(const ReportContext& context) {
+  // JUnit has no warnings: a recommended failure, like an expected one, is shown
+  // as skipped with its reason, which CI marks without failing the build.
   std::size_t failures = 0, errors = 0, skipped = 0;
   for (const CaseResult& result : context.results) {
-    if (result.status == Status::kSkip || result.expected_failure()) ++skipped;
+    if (result.status == Status::kSkip || result.expected_failure() || result.recommended_failure()) ++skipped;
     else if (result.stale_listing() || result.status == Status::kFail) ++failures;
     else if (result.status != Status::kPass) ++errors;
   }
@@ -240,7 +246,13 @@ std::string junit_report(const ReportContext& context) {
   for (const CaseResult& result : context.results) {
     xml << "    <testcase classname=\"" << x("kiln-v2." + std::string(to_string(result.op)))
         << "\" name=\"" << x(result.case_id) << "\" time=\"" << seconds_text(result.seconds) << "\"";
-    const std::string message = "expected " + result.expected + ", got " + result.got;
+    // A changed failure says what its list entry recorded.
+    const std::string changed =
+        result.changed_failure() && result.listed_status
+            ? "listed as an expected " + std::string(to_string(*result.listed_status)) + ", now " +
+                  std::string(to_string(result.status)) + ": "
+            : "";
+    const std::string message = changed + "expected " + result.expected + ", got " + result.got;
     const std::string body =
         x(result.detail +
           (result.adapter_stderr.empty() ? "" : "\nadapter stderr:\n" + result.adapter_stderr));
@@ -251,6 +263,10 @@ std::string junit_report(const ReportContext& context) {
       xml << ">\n      <skipped message=\""
           << x("expected failure (" + status + "): " + result.listed_reason)
           << "\"/>\n    </testcase>\n";
+    } else if (result.recommended_failure()) {
+      xml << ">\n      <skipped message=\""
+          << x("recommended check fails (the format leaves a choice; not required): " + message)
+          << "\"/>\n    </testcase>\n";
     } else if (result.stale_listing()) {
       xml << ">\n      <failure type=\"STALE-EXPECTED-FAILURE\" message=\""
           << x("listed as an expected failure but passes; remove it from the list")
@@ -259,7 +275,7 @@ std::string junit_report(const ReportContext& context) {
       xml << ">\n      <failure type=\"FAIL\" message=\"" << x(message) << "\">" << body
           << "</failure>\n    </testcase>\n";
     } else if (result.status != Status::kPass) {
-      xml << ">\n      <error type=\"" << x(status) << "\" message=\"" << x(result.detail) << "\">"
+      xml << ">\n      <error type=\"" << x(status) << "\" message=\"" << x(changed + result.detail) << "\">"
           << body << "</error>\n    </testcase>\n";
     } else {
       xml << "/>\n";
@@ -276,15 +292,24 @@ std::string markdown_report(const ReportContext& context) {
   std::ostringstream md;
   md << "## Kiln v2 conformance: " << m(adapter_name(context)) << "\n\n";
   md << "**" << m(context.certificate) << "**\n\n";
-  md << "| passed | failed | skipped | expected failures | results | seconds |\n";
-  md << "|---:|---:|---:|---:|---:|---:|\n";
-  md << "| " << context.totals.passed << " | " << context.totals.failed << " | "
-     << context.totals.skipped << " | " << context.totals.expected_failures << " | "
-     << context.results.size() << " | " << seconds_text(context.seconds) << " |\n\n";
-  md << "| topic | passed | failed | skipped | expected failures |\n|---|---:|---:|---:|---:|\n";
+  // The recommended column only when it has something to say, as on the console.
+  const bool recommended = context.totals.recommended_failures > 0;
+  const auto counts = [&](const Totals& totals) {
+    std::string cells = std::to_string(totals.passed) + " | " + std::to_string(totals.failed) + " | " +
+                        std::to_string(totals.skipped) + " | " +
+                        std::to_string(totals.expected_failures);
+    if (recommended) cells += " | " + std::to_string(totals.recommended_failures);
+    return cells;
+  };
+  const std::string count_headers = std::string("passed | failed | skipped | expected failures") +
+                                    (recommended ? " | recommended failures" : "");
+  const std::string count_columns = recommended ? "---:|---:|---:|---:|---:" : "---:|---:|---:|---:";
+  md << "| " << count_headers << " | results | seconds |\n|" << count_columns << "|---:|---:|\n";
+  md << "| " << counts(context.totals) << " | " << context.results.size() << " | "
+     << seconds_text(context.seconds) << " |\n\n";
+  md << "| topic | " << count_headers << " |\n|---|" << count_columns << "|\n";
   for (const TopicTotals& topic : totals_by_topic(context.results))
-    md << "| " << m(topic.topic) << " | " << topic.totals.passed << " | " << topic.totals.failed
-       << " | " << topic.totals.skipped << " | " << topic.totals.expected_failures << " |\n";
+    md << "| " << m(topic.topic) << " | " << counts(topic.totals) << " |\n";
   md << "\n";
   md << "Suite " << m(KILN_SUITE_VERSION) << ", " << context.case_count
      << " cases, case set sha256 `" << m(context.case_set_sha256) << "`.\n\n";
@@ -297,9 +322,25 @@ std::string markdown_report(const ReportContext& context) {
       if (!result.unexpected()) continue;
       std::string rules;
       for (const auto& rule : result.rules) rules += (rules.empty() ? "" : " ") + rule;
-      md << "| `" << m(result.case_id) << "` | " << m(to_string(result.op)) << " | "
-         << m(result.stale_listing() ? "PASS (listed)" : to_string(result.status)) << " | "
-         << m(rules) << " | " << m(result.expected) << " | " << m(result.got) << " |\n";
+      std::string status(to_string(result.status));
+      if (result.stale_listing()) status = "PASS (listed)";
+      if (result.changed_failure() && result.listed_status)
+        status += " (listed as " + std::string(to_string(*result.listed_status)) + ")";
+      md << "| `" << m(result.case_id) << "` | " << m(to_string(result.op)) << " | " << m(status)
+         << " | " << m(rules) << " | " << m(result.expected) << " | " << m(result.got) << " |\n";
+    }
+    md << "\n";
+  }
+  if (recommended) {
+    md << "### Recommended checks that fail\n\nWhere the format leaves a choice: reported, not "
+          "required for the certificate.\n\n| case | op | rules | expected | got |\n"
+          "|---|---|---|---|---|\n";
+    for (const CaseResult& result : context.results) {
+      if (!result.recommended_failure()) continue;
+      std::string rules;
+      for (const auto& rule : result.rules) rules += (rules.empty() ? "" : " ") + rule;
+      md << "| `" << m(result.case_id) << "` | " << m(to_string(result.op)) << " | " << m(rules)
+         << " | " << m(result.expected) << " | " << m(result.got) << " |\n";
     }
     md << "\n";
   }

@@ -7,15 +7,14 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <ostream>
 #include <set>
 #include <sstream>
 
 #include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/expected_failures.hpp"
 #include "kiln/conformance/report.hpp"
-#include "kiln/dtype.hpp"
-#include "kiln/hex.hpp"
+#include "kiln/first_difference.hpp"
 
 namespace kiln::conformance {
 namespace {
@@ -24,36 +23,7 @@ bool glob_matches(const std::string& pattern, const std::string& text) {
   return fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
 }
 
-std::string trim(std::string text) {
-  const auto first = text.find_first_not_of(" \t\r");
-  if (first == std::string::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r");
-  return text.substr(first, last - first + 1);
-}
-
 using protocol::bounded_message;
-
-// Adapter text on one line, for the console and the expected-failures list: a
-// newline or control character in a hello name or a message must not start a
-// line of its own (a forged "CONFORMANT:" line, a new list entry).
-std::string one_line(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
-    else if (byte < 0x20 || byte == 0x7f) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 // stderr's end is what explains a crash, so its bound keeps the tail; the
 // driver's tail is bounded already, with room here for its own note.
@@ -101,12 +71,6 @@ std::string outcome_text(const protocol::Outcome& outcome) {
   return "error: " + bounded_message(std::get<protocol::ProtocolError>(outcome).message);
 }
 
-std::size_t first_difference(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
-  std::size_t i = 0;
-  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
-  return i;
-}
-
 // The first way two decoded tensor lists differ, in reading order; empty when equal.
 std::string describe_tensor_difference(const BlockDescription& expected,
                                        const BlockDescription& got,
@@ -127,7 +91,7 @@ std::string describe_tensor_difference(const BlockDescription& expected,
       return which + "block_size " + std::to_string(have.block_size) + ", expected " +
              std::to_string(want.block_size);
     if (want.payload != have.payload) {
-      offset = first_difference(want.payload, have.payload);
+      offset = kiln::first_difference(want.payload, have.payload);
       return which + "payload differs from byte " + std::to_string(*offset) + " (expected " +
              std::to_string(want.payload.size()) + " bytes, got " + std::to_string(have.payload.size()) + ")";
     }
@@ -159,16 +123,6 @@ std::string shell_quote(const std::string& text) {
   return quoted + "'";
 }
 
-// A glob (fnmatch, backslash escapes) that matches exactly this id.
-std::string id_glob(const std::string& id) {
-  std::string glob;
-  for (char c : id) {
-    if (std::strchr("*?[]\\", c) != nullptr) glob += '\\';
-    glob += c;
-  }
-  return glob;
-}
-
 std::string replay_command(const RunOptions& options, const CaseResult& result) {
   std::string command = shell_quote(options.program) + " run --adapter " + shell_quote(options.adapter);
   if (options.one_shot) command += " --one-shot";
@@ -182,6 +136,34 @@ std::string replay_command(const RunOptions& options, const CaseResult& result) 
 }
 
 }  // namespace
+
+std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (byte < 0x20 || byte == 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string id_glob(std::string_view id) {
+  std::string glob;
+  for (char c : id) {
+    if (std::strchr("*?[]\\", c) != nullptr) glob += '\\';
+    glob += c;
+  }
+  return glob;
+}
 
 void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseResult& result) {
   result.got = outcome_text(outcome);
@@ -228,7 +210,7 @@ void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseRe
   }
   const auto& encoded = std::get<protocol::EncodedBlock>(outcome);
   if (encoded.bytes != *c.block) {
-    result.first_difference = first_difference(*c.block, encoded.bytes);
+    result.first_difference = kiln::first_difference(*c.block, encoded.bytes);
     result.status = Status::kFail;
     result.detail = "encoded block differs from byte " + std::to_string(*result.first_difference) +
                     " (expected " + std::to_string(c.block->size()) + " bytes, got " +
@@ -240,10 +222,22 @@ void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseRe
 
 namespace {
 
+// The console's word for a result: its status, and how its verdict differs from
+// what the status alone says.
+std::string status_label(const CaseResult& result) {
+  const std::string status(to_string(result.status));
+  switch (result.verdict) {
+    case Verdict::kStaleListing: return "PASS, but listed as an expected failure";
+    case Verdict::kChangedFailure:
+      return status + ", but listed as " +
+             std::string(result.listed_status ? to_string(*result.listed_status) : "failing");
+    case Verdict::kRecommendedFailure: return status + " (recommended)";
+    default: return status;
+  }
+}
+
 void print_result(std::ostream& out, const RunOptions& options, const CaseResult& result) {
-  const std::string status =
-      result.stale_listing() ? "PASS, but listed as an expected failure" : std::string(to_string(result.status));
-  out << status << "  " << result.case_id << " " << to_string(result.op) << "\n";
+  out << status_label(result) << "  " << result.case_id << " " << to_string(result.op) << "\n";
   if (result.status == Status::kPass && !result.stale_listing()) return;
   if (result.status == Status::kSkip) {
     out << "    " << one_line(result.detail) << "\n";
@@ -255,7 +249,13 @@ void print_result(std::ostream& out, const RunOptions& options, const CaseResult
   out << "    expected: " << result.expected << "\n";
   out << "    got:      " << one_line(result.got) << "\n";
   if (!result.detail.empty()) out << "    detail:   " << one_line(result.detail) << "\n";
-  if (result.listed) out << "    listed:   " << one_line(result.listed_reason) << "\n";
+  if (result.recommended_failure())
+    out << "    level:    recommended: the format leaves a choice here; this does not deny the "
+           "certificate\n";
+  if (result.listed)
+    out << "    listed:   "
+        << (result.listed_status ? std::string(to_string(*result.listed_status)) + ": " : "")
+        << one_line(result.listed_reason) << "\n";
   if (!result.adapter_stderr.empty()) {
     std::istringstream lines(result.adapter_stderr);
     out << "    adapter stderr:\n";
@@ -296,10 +296,16 @@ std::string topic_of(const Case& c) {
 }
 
 void add_to(Totals& totals, const CaseResult& result) {
-  if (result.status == Status::kSkip) ++totals.skipped;
-  else if (result.expected_failure()) ++totals.expected_failures;
-  else if (result.unexpected()) ++totals.failed;
-  else ++totals.passed;
+  switch (result.verdict) {
+    case Verdict::kPass: ++totals.passed; return;
+    case Verdict::kSkip: ++totals.skipped; return;
+    case Verdict::kExpectedFailure: ++totals.expected_failures; return;
+    case Verdict::kRecommendedFailure: ++totals.recommended_failures; return;
+    case Verdict::kUnexpectedFailure:
+    case Verdict::kChangedFailure:
+    case Verdict::kStaleListing:
+    case Verdict::kUnjudged: ++totals.failed; return;
+  }
 }
 
 bool selected(const RunOptions& options, const Case& c) {
@@ -314,6 +320,302 @@ bool selected(const RunOptions& options, const Case& c) {
     if (!hit) return false;
   }
   return true;
+}
+
+// ---- the steps of run_suite ----
+
+// What the run will do, and what a run of the whole case set would: the
+// certificate compares the two.
+struct Plan {
+  ExpectedFailures expected;          // records, as the run goes, which entries it used
+  std::set<Operation> ops;            // `--ops decode,decode` is a decode-only run
+  std::vector<const Case*> chosen;    // into the case set, which outlives the plan
+  std::size_t planned = 0;            // the results this run will have
+  std::size_t every_required_check = 0;     // the results of required cases a whole run has
+  std::size_t every_recommended_check = 0;  // and of recommended ones
+  std::size_t largest_block = 0;
+  bool filtered = false;
+
+  bool wanted(Operation op) const { return ops.count(op) != 0; }
+  std::size_t every_check() const { return every_required_check + every_recommended_check; }
+};
+
+// Checks the options against the case set, loads the list and selects the
+// cases; nullopt (after saying why on err) for a usage error.
+std::optional<Plan> plan_run(const RunOptions& options, const CaseSet& set, std::ostream& err) {
+  for (const auto& rule : options.rules)
+    if (!rule_from_id(rule)) {
+      err << "run: --rules: '" << rule << "' is not a rule ID\n";
+      return std::nullopt;
+    }
+  Plan plan;
+  if (options.expected_failures) {
+    std::string error;
+    auto loaded = ExpectedFailures::load(*options.expected_failures, error);
+    if (!loaded) {
+      err << error << "\n";
+      return std::nullopt;
+    }
+    plan.expected = std::move(*loaded);
+  }
+  plan.ops = std::set<Operation>(options.ops.begin(), options.ops.end());
+  for (const Case& c : set.cases) {
+    const auto case_ops = c.derived_ops();
+    (c.level == Level::kRecommended ? plan.every_recommended_check : plan.every_required_check) +=
+        case_ops.size();
+    if (!selected(options, c)) continue;
+    const auto here = static_cast<std::size_t>(
+        std::count_if(case_ops.begin(), case_ops.end(), [&](Operation op) { return plan.wanted(op); }));
+    if (here == 0) continue;
+    plan.chosen.push_back(&c);
+    plan.planned += here;
+    if (c.block) plan.largest_block = std::max(plan.largest_block, c.block->size());
+  }
+  plan.filtered = !options.filters.empty() || !options.rules.empty() ||
+                  !plan.wanted(Operation::kDecode) || !plan.wanted(Operation::kEncode);
+  return plan;
+}
+
+// The adapter once it has said hello (or failed to).
+struct Session {
+  std::unique_ptr<Driver> driver;
+  std::optional<protocol::Hello> hello;
+  std::string hello_problem;    // why there is no hello
+  bool other_protocol = false;  // its replies cannot be read as protocol 1's
+  std::string who;              // name and version, one line, for the certificate
+};
+
+// Starts the adapter and prints what its hello says; nullopt (after saying why
+// on err) when no driver can be made for options.adapter.
+std::optional<Session> start_adapter(const RunOptions& options, const Plan& plan, std::ostream& out,
+                                     std::ostream& err) {
+  Session session;
+  std::string error;
+  session.driver = make_driver(options, plan.largest_block, error);
+  if (!session.driver) {
+    err << "run: " << error << "\n";
+    return std::nullopt;
+  }
+  session.hello = session.driver->hello(session.hello_problem);
+  const auto& hello = session.hello;
+  // Replies of another protocol version cannot be read as version 1's: judging
+  // them could pass what should fail, so nothing is sent.
+  session.other_protocol = hello && hello->protocol != protocol::kProtocolVersion;
+  if (hello) {
+    std::string line = hello->name + " " + hello->version + " (protocol " +
+                       std::to_string(hello->protocol) + ", ops";
+    for (const auto& op : hello->ops) line += " " + op;
+    out << "adapter: " << one_line(bounded_message(line + ")", 1024)) << "\n";
+  } else {
+    session.hello_problem = bounded_message(session.hello_problem);
+    out << "adapter: no usable hello (" << one_line(session.hello_problem) << "); every op is tried\n";
+  }
+  session.who = hello ? one_line(bounded_message(hello->name + " " + hello->version, 256))
+                      : one_line(options.adapter);
+  if (session.other_protocol)
+    err << "run: the adapter speaks protocol " << hello->protocol << "; this runner speaks protocol "
+        << protocol::kProtocolVersion << " only: no case is sent\n";
+  return session;
+}
+
+// One (case, op) through the adapter, judged: status and what explains it; the
+// verdict is the list's to give.
+CaseResult run_one_case(const Case& c, Operation op, Session& session) {
+  CaseResult result;
+  result.case_id = c.id;
+  result.topic = topic_of(c);
+  result.op = op;
+  result.level = c.level;
+  for (Rule rule : c.rules) result.rules.emplace_back(rule_info(rule).id);
+  result.expected = expectation_text(c.expect, op);
+
+  const protocol::Op wire_op = op == Operation::kDecode ? protocol::Op::kDecode : protocol::Op::kEncode;
+  const auto& hello = session.hello;
+  const auto started = Clock::now();
+  if (const auto why = unjudgeable(c, op)) {
+    result.status = Status::kError;
+    result.detail = "the case cannot be judged: " + *why + " (a broken case set, not the adapter)";
+  } else if (hello && !hello->offers_op(wire_op)) {
+    result.status = Status::kSkip;
+    result.detail = "the adapter's hello does not offer " + std::string(to_string(op));
+  } else if (hello && !hello->offers_profile(c.profile)) {
+    result.status = Status::kSkip;
+    result.detail = "the adapter's hello does not offer profile " + c.profile;
+  } else {
+    protocol::Request request;
+    if (op == Operation::kDecode)
+      request = protocol::DecodeRequest{c.id, c.profile, *c.block};
+    else
+      request = protocol::EncodeRequest{c.id, c.profile, c.description};
+    Exchange exchange = session.driver->exchange(request);
+    result.adapter_stderr = bounded_tail(std::move(exchange.adapter_stderr));
+    if (exchange.kind == Exchange::Kind::kReply) {
+      judge(c, op, exchange.outcome, result);
+    } else {
+      result.status = status_of(exchange.kind);
+      result.got = std::string(to_string(result.status));
+      result.detail = bounded_message(exchange.detail);
+    }
+  }
+  result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  return result;
+}
+
+// Every planned (case, op), each given its verdict as it finishes; prints what
+// fails the run and recommended failures (everything with --verbose), and
+// progress.
+std::vector<CaseResult> run_cases(const RunOptions& options, Plan& plan, Session& session,
+                                  std::ostream& out) {
+  std::vector<CaseResult> results;
+  if (session.other_protocol) return results;
+  results.reserve(plan.planned);
+  for (const Case* c : plan.chosen) {
+    for (Operation op : c->derived_ops()) {
+      if (!plan.wanted(op)) continue;
+      CaseResult result = run_one_case(*c, op, session);
+      plan.expected.record(result);
+      if (options.verbose || result.unexpected() || result.recommended_failure())
+        print_result(out, options, result);
+      if (!options.quiet_progress && (results.size() + 1) % 100 == 0)
+        out << "... " << results.size() + 1 << " of " << plan.planned << " results\n";
+      out.flush();
+      results.push_back(std::move(result));
+    }
+  }
+  return results;
+}
+
+// How the recommended checks that ran fared, for the certificate: empty when
+// none ran.
+std::string recommended_note(std::size_t failed, std::size_t ran) {
+  if (ran == 0) return {};
+  if (failed == 0) return "; all " + std::to_string(ran) + " recommended checks pass";
+  return "; " + std::to_string(failed) + " of " + std::to_string(ran) + " recommended checks fail";
+}
+
+struct Certificate {
+  std::string text;
+  int exit_code = kExitFailures;
+};
+
+// The certificate and the exit status, the first reason that applies winning.
+// CONFORMANT needs every check of the whole case set run, every required one
+// passed and every recommended one passed or FAILed: counted, not inferred from
+// the absence of failures.
+Certificate certify(const Plan& plan, const Session& session, const std::vector<CaseResult>& results,
+                    const Totals& totals) {
+  std::size_t unjudged = 0, required_passed = 0, recommended_ran = 0;
+  for (const CaseResult& result : results) {
+    unjudged += result.verdict == Verdict::kUnjudged;
+    required_passed += result.level == Level::kRequired && result.verdict == Verdict::kPass;
+    recommended_ran += result.level == Level::kRecommended &&
+                       (result.verdict == Verdict::kPass || result.verdict == Verdict::kRecommendedFailure);
+  }
+  const std::string& who = session.who;
+  const bool nothing_checked = totals.passed == 0 && totals.failed == 0 &&
+                               totals.expected_failures == 0 && totals.recommended_failures == 0;
+  const std::string failures = std::to_string(totals.failed) + " unexpected and " +
+                               std::to_string(totals.expected_failures) + " expected failure(s)";
+  const std::string recommended = recommended_note(totals.recommended_failures, recommended_ran);
+  const std::size_t every_check = plan.every_check();
+  const bool all_ran = results.size() == every_check;
+  Certificate certificate{{}, totals.failed == 0 ? kExitOk : kExitFailures};
+  if (unjudged > 0) {
+    certificate = {"NO CERTIFICATE: " + std::to_string(unjudged) +
+                       " result(s) could not be judged: the case set is broken",
+                   kExitUsage};
+  } else if (session.other_protocol) {
+    certificate = {"NO CERTIFICATE: " + who + " speaks adapter protocol " +
+                       std::to_string(session.hello->protocol) + ", this runner protocol " +
+                       std::to_string(protocol::kProtocolVersion),
+                   kExitFailures};
+  } else if (!session.hello) {
+    // Even if every case passed after a restart: hello is part of the protocol.
+    certificate = {"NOT CONFORMANT: " + who + " failed its hello (" + one_line(session.hello_problem) +
+                       "); " + failures,
+                   kExitFailures};
+  } else if (nothing_checked) {
+    certificate = {"NO CERTIFICATE: nothing was checked: " + who + " offers none of the " +
+                       std::to_string(totals.skipped) + " selected checks",
+                   kExitFailures};
+  } else if (plan.filtered) {
+    certificate.text = "NO CERTIFICATE: a filtered run certifies nothing";
+  } else if (totals.failed > 0 || totals.expected_failures > 0) {
+    certificate.text = "NOT CONFORMANT: " + who + " has " + failures;
+  } else if (all_ran && required_passed == plan.every_required_check &&
+             recommended_ran == plan.every_recommended_check) {
+    certificate.text =
+        plan.every_recommended_check == 0
+            ? "CONFORMANT: " + who + " passes all " + std::to_string(required_passed) +
+                  " checks (decode and encode) of kiln-conformance " + KILN_SUITE_VERSION
+            : "CONFORMANT: " + who + " passes all " + std::to_string(required_passed) +
+                  " required checks (decode and encode) of kiln-conformance " + KILN_SUITE_VERSION +
+                  recommended;
+  } else if (all_ran && totals.passed > 0 &&
+             totals.passed + totals.recommended_failures + totals.skipped == every_check) {
+    certificate.text = "CONFORMANT (partial): " + who + " passes every " +
+                       (plan.every_recommended_check == 0 ? "" : "required ") + "check it offers; " +
+                       std::to_string(totals.skipped) + " skipped" + recommended;
+  } else {
+    // Unreachable while the counts above add up; never a certificate if not.
+    certificate = {"NO CERTIFICATE: " + std::to_string(results.size()) + " of " +
+                       std::to_string(every_check) + " checks ran",
+                   kExitFailures};
+  }
+  return certificate;
+}
+
+// The reports the options ask for, and the expected-failures list to write;
+// false (after saying why on err) when one cannot be written.
+bool write_reports(const RunOptions& options, const ReportContext& context, const std::string& who,
+                   std::ostream& err) {
+  bool written = true;
+  const auto write = [&](const std::optional<std::filesystem::path>& file, const std::string& text) {
+    if (!file) return;
+    std::string problem;
+    if (!write_text_file(*file, text, problem)) {
+      err << "run: " << problem << "\n";
+      written = false;
+    }
+  };
+  write(options.json_report,
+        json_report(context).dump(1, ' ', false, protocol::Json::error_handler_t::replace) + "\n");
+  write(options.junit_report, junit_report(context));
+  write(options.markdown_report, markdown_report(context));
+  if (options.write_expected_failures)
+    write(options.write_expected_failures,
+          ExpectedFailures::write(context.results, "Expected failures of " + who + " (kiln-conformance " +
+                                                       KILN_SUITE_VERSION +
+                                                       "). Remove a line once its case passes."));
+  return written;
+}
+
+// The topic table, the certificate and the closing counts.
+void print_closing(std::ostream& out, const RunSummary& summary) {
+  const Totals& totals = summary.totals;
+  // The recommended column only when it has something to say: most case sets
+  // and runs have no recommended failure.
+  const bool recommended = totals.recommended_failures > 0;
+  char row[192];
+  std::snprintf(row, sizeof row, "\n%-16s %8s %8s %8s %9s%s\n", "topic", "passed", "failed", "skipped",
+                "expected", recommended ? " recommended" : "");
+  out << row;
+  for (const TopicTotals& topic : totals_by_topic(summary.results)) {
+    std::snprintf(row, sizeof row, "%-16s %8zu %8zu %8zu %9zu", topic.topic.c_str(),
+                  topic.totals.passed, topic.totals.failed, topic.totals.skipped,
+                  topic.totals.expected_failures);
+    out << row;
+    if (recommended) {
+      std::snprintf(row, sizeof row, " %11zu", topic.totals.recommended_failures);
+      out << row;
+    }
+    out << "\n";
+  }
+  out << "\n" << summary.certificate << "\n";
+  out << totals.passed << " passed, " << totals.failed << " failed, " << totals.skipped
+      << " skipped, " << totals.expected_failures << " expected failures";
+  if (recommended) out << ", " << totals.recommended_failures << " recommended failures";
+  out << "\n";
 }
 
 }  // namespace
@@ -344,41 +646,18 @@ std::string_view to_string(Status status) noexcept {
   return "?";
 }
 
-std::optional<std::vector<ExpectedFailure>> load_expected_failures(const std::filesystem::path& file,
-                                                                   std::string& error) {
-  std::ifstream stream(file);
-  if (!stream) {
-    error = file.string() + ": cannot open the expected-failures file";
-    return std::nullopt;
+std::string_view to_string(Verdict verdict) noexcept {
+  switch (verdict) {
+    case Verdict::kPass: return "pass";
+    case Verdict::kSkip: return "skip";
+    case Verdict::kExpectedFailure: return "expected-failure";
+    case Verdict::kRecommendedFailure: return "recommended-failure";
+    case Verdict::kUnexpectedFailure: return "unexpected-failure";
+    case Verdict::kChangedFailure: return "changed-failure";
+    case Verdict::kStaleListing: return "stale-listing";
+    case Verdict::kUnjudged: return "unjudged";
   }
-  std::vector<ExpectedFailure> list;
-  int number = 0;
-  for (std::string line; std::getline(stream, line);) {
-    ++number;
-    // A BOM would otherwise become part of the first pattern, which then matches
-    // nothing. CRLF needs nothing: trim() drops the '\r'.
-    if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
-    const auto hash = line.find('#');
-    if (hash != std::string::npos) line.erase(hash);
-    line = trim(line);
-    if (line.empty()) continue;
-    const auto space = line.find_first_of(" \t");
-    ExpectedFailure entry;
-    entry.pattern = line.substr(0, space);
-    entry.reason = space == std::string::npos ? "" : trim(line.substr(space));
-    entry.line = number;
-    const auto colon = entry.pattern.find(':');
-    if (colon != std::string::npos) {
-      const std::string op = entry.pattern.substr(colon + 1);
-      if (op != "decode" && op != "encode") {
-        error = file.string() + ":" + std::to_string(number) + ":" + std::to_string(colon + 2) +
-                ": the operation after ':' is decode or encode, not '" + op + "'";
-        return std::nullopt;
-      }
-    }
-    list.push_back(std::move(entry));
-  }
-  return list;
+  return "?";
 }
 
 RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream& err) {
@@ -393,45 +672,12 @@ RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream&
         << (set.cases.empty() && set.errors.empty() ? " (no cases)" : "") << "\n";
     return summary;
   }
-  for (const auto& rule : options.rules)
-    if (!rule_from_id(rule)) {
-      err << "run: --rules: '" << rule << "' is not a rule ID\n";
-      return summary;
-    }
-  std::vector<ExpectedFailure> listed;
-  if (options.expected_failures) {
-    std::string error;
-    auto loaded = load_expected_failures(*options.expected_failures, error);
-    if (!loaded) {
-      err << error << "\n";
-      return summary;
-    }
-    listed = std::move(*loaded);
-  }
+  std::optional<Plan> plan = plan_run(options, set, err);
+  if (!plan) return summary;
   const std::string case_set_sha256 = case_set_hash(set);
   // Short, as a commit hash: enough to tell which case set a certificate is for.
   const std::string case_set_note = "; case set " + case_set_sha256.substr(0, 12);
-
-  // The ops as a set: `--ops decode,decode` is a decode-only run, not both.
-  const std::set<Operation> ops(options.ops.begin(), options.ops.end());
-  auto wanted = [&](Operation op) { return ops.count(op) != 0; };
-  std::vector<const Case*> chosen;
-  std::size_t largest_block = 0;
-  std::size_t planned = 0;      // the results this run will have
-  std::size_t every_check = 0;  // the results a run of the whole case set has
-  for (const Case& c : set.cases) {
-    const auto case_ops = c.derived_ops();
-    every_check += case_ops.size();
-    if (!selected(options, c)) continue;
-    const auto here = static_cast<std::size_t>(std::count_if(case_ops.begin(), case_ops.end(), wanted));
-    if (here == 0) continue;
-    chosen.push_back(&c);
-    planned += here;
-    if (c.block) largest_block = std::max(largest_block, c.block->size());
-  }
-  const bool filtered = !options.filters.empty() || !options.rules.empty() ||
-                        !wanted(Operation::kDecode) || !wanted(Operation::kEncode);
-  if (planned == 0) {
+  if (plan->planned == 0) {
     // Exit 0 would read as success with nothing checked.
     err << "run: nothing selected: no case of " << options.cases_dir.string()
         << " matches --filter, --rules and --ops\n";
@@ -440,197 +686,27 @@ RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream&
     return summary;
   }
 
-  std::string error;
-  auto driver = make_driver(options, largest_block, error);
-  if (!driver) {
-    err << "run: " << error << "\n";
-    return summary;
-  }
-  std::string hello_problem;
-  std::optional<protocol::Hello> hello = driver->hello(hello_problem);
-  // Replies of another protocol version cannot be read as version 1's: judging
-  // them could pass what should fail, so nothing is sent.
-  const bool other_protocol = hello && hello->protocol != protocol::kProtocolVersion;
-  if (hello) {
-    std::string line = hello->name + " " + hello->version + " (protocol " +
-                       std::to_string(hello->protocol) + ", ops";
-    for (const auto& op : hello->ops) line += " " + op;
-    out << "adapter: " << one_line(bounded_message(line + ")", 1024)) << "\n";
-  } else {
-    hello_problem = bounded_message(hello_problem);
-    out << "adapter: no usable hello (" << one_line(hello_problem) << "); every op is tried\n";
-  }
-  const std::string who = hello ? one_line(bounded_message(hello->name + " " + hello->version, 256))
-                                : one_line(options.adapter);
-  if (other_protocol) {
-    err << "run: the adapter speaks protocol " << hello->protocol << "; this runner speaks protocol "
-        << protocol::kProtocolVersion << " only: no case is sent\n";
-    chosen.clear();
-  }
-  out << "cases: " << chosen.size() << " of " << set.cases.size() << " from "
-      << options.cases_dir.string() << "\n";
+  std::optional<Session> session = start_adapter(options, *plan, out, err);
+  if (!session) return summary;
+  out << "cases: " << (session->other_protocol ? 0 : plan->chosen.size()) << " of "
+      << set.cases.size() << " from " << options.cases_dir.string() << "\n";
+  summary.results = run_cases(options, *plan, *session, out);
 
-  std::size_t done = 0;
-  for (const Case* c : chosen) {
-    for (Operation op : c->derived_ops()) {
-      if (!wanted(op)) continue;
-      CaseResult result;
-      result.case_id = c->id;
-      result.topic = topic_of(*c);
-      result.op = op;
-      for (Rule rule : c->rules) result.rules.emplace_back(rule_info(rule).id);
-      result.expected = expectation_text(c->expect, op);
-      const std::string with_op = c->id + ":" + std::string(to_string(op));
-      for (auto& entry : listed)
-        if (glob_matches(entry.pattern, entry.pattern.find(':') == std::string::npos ? c->id : with_op)) {
-          result.listed = true;
-          result.listed_reason = entry.reason;
-          entry.used = true;
-        }
+  for (const CaseResult& result : summary.results) add_to(summary.totals, result);
+  // A filtered run or one that sent nothing cannot tell an unused entry.
+  if (!plan->filtered && !session->other_protocol)
+    summary.totals.failed += plan->expected.report_unused(err) > 0 ? 1 : 0;
 
-      const protocol::Op wire_op = op == Operation::kDecode ? protocol::Op::kDecode : protocol::Op::kEncode;
-      const auto case_started = Clock::now();
-      if (const auto why = unjudgeable(*c, op)) {
-        result.status = Status::kError;
-        result.detail = "the case cannot be judged: " + *why + " (a broken case set, not the adapter)";
-      } else if (hello && !hello->offers_op(wire_op)) {
-        result.status = Status::kSkip;
-        result.detail = "the adapter's hello does not offer " + std::string(to_string(op));
-      } else if (hello && !hello->offers_profile(c->profile)) {
-        result.status = Status::kSkip;
-        result.detail = "the adapter's hello does not offer profile " + c->profile;
-      } else {
-        protocol::Request request;
-        if (op == Operation::kDecode)
-          request = protocol::DecodeRequest{c->id, c->profile, *c->block};
-        else
-          request = protocol::EncodeRequest{c->id, c->profile, c->description};
-        Exchange exchange = driver->exchange(request);
-        result.adapter_stderr = bounded_tail(std::move(exchange.adapter_stderr));
-        if (exchange.kind == Exchange::Kind::kReply) {
-          judge(*c, op, exchange.outcome, result);
-        } else {
-          result.status = status_of(exchange.kind);
-          result.got = std::string(to_string(result.status));
-          result.detail = bounded_message(exchange.detail);
-        }
-      }
-      result.seconds = std::chrono::duration<double>(Clock::now() - case_started).count();
-      ++done;
-      if (options.verbose || result.unexpected()) print_result(out, options, result);
-      if (!options.quiet_progress && done % 100 == 0)
-        out << "... " << done << " of " << planned << " results\n";
-      out.flush();
-      summary.results.push_back(std::move(result));
-    }
-  }
-
-  bool stale_patterns = false;
-  for (const auto& entry : listed)
-    if (!entry.used && !filtered && !other_protocol) {
-      err << options.expected_failures->string() << ":" << entry.line << ": '" << entry.pattern
-          << "' matches no case: remove it\n";
-      stale_patterns = true;
-    }
-
-  Totals& totals = summary.totals;
-  for (const CaseResult& result : summary.results) add_to(totals, result);
-  if (stale_patterns) ++totals.failed;
-
-  // The certificate and the exit status, the first reason that applies winning.
-  // CONFORMANT needs every check of the whole case set run and passed: counted,
-  // not inferred from the absence of failures.
-  const std::size_t unjudged = static_cast<std::size_t>(std::count_if(
-      summary.results.begin(), summary.results.end(),
-      [](const CaseResult& r) { return r.status == Status::kError; }));
-  const bool nothing_checked = totals.passed == 0 && totals.failed == 0 && totals.expected_failures == 0;
-  const std::string failures = std::to_string(totals.failed) + " unexpected and " +
-                               std::to_string(totals.expected_failures) + " expected failure(s)";
-  int exit_code = totals.failed == 0 ? kExitOk : kExitFailures;
-  std::string certificate;
-  if (unjudged > 0) {
-    certificate = "NO CERTIFICATE: " + std::to_string(unjudged) +
-                  " result(s) could not be judged: the case set is broken";
-    exit_code = kExitUsage;
-  } else if (other_protocol) {
-    certificate = "NO CERTIFICATE: " + who + " speaks adapter protocol " +
-                  std::to_string(hello->protocol) + ", this runner protocol " +
-                  std::to_string(protocol::kProtocolVersion);
-    exit_code = kExitFailures;
-  } else if (!hello) {
-    // Even if every case passed after a restart: hello is part of the protocol.
-    certificate = "NOT CONFORMANT: " + who + " failed its hello (" + one_line(hello_problem) +
-                  "); " + failures;
-    exit_code = kExitFailures;
-  } else if (nothing_checked) {
-    certificate = "NO CERTIFICATE: nothing was checked: " + who + " offers none of the " +
-                  std::to_string(totals.skipped) + " selected checks";
-    exit_code = kExitFailures;
-  } else if (filtered) {
-    certificate = "NO CERTIFICATE: a filtered run certifies nothing";
-  } else if (totals.failed > 0 || totals.expected_failures > 0) {
-    certificate = "NOT CONFORMANT: " + who + " has " + failures;
-  } else if (totals.passed == every_check && summary.results.size() == every_check) {
-    certificate = "CONFORMANT: " + who + " passes all " + std::to_string(totals.passed) +
-                  " checks (decode and encode) of kiln-conformance " + KILN_SUITE_VERSION;
-  } else if (totals.passed > 0 && totals.passed + totals.skipped == every_check &&
-             summary.results.size() == every_check) {
-    certificate = "CONFORMANT (partial): " + who + " passes every check it offers; " +
-                  std::to_string(totals.skipped) + " skipped";
-  } else {
-    // Unreachable while the counts above add up; never a certificate if not.
-    certificate = "NO CERTIFICATE: " + std::to_string(summary.results.size()) + " of " +
-                  std::to_string(every_check) + " checks ran";
-    exit_code = kExitFailures;
-  }
-  summary.certificate = certificate + case_set_note;
+  const Certificate certificate = certify(*plan, *session, summary.results, summary.totals);
+  summary.certificate = certificate.text + case_set_note;
 
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
-  ReportContext context{options,      hello,   case_set_sha256, set.cases.size(), summary.results,
-                        totals,       summary.certificate, seconds, started_at};
-  bool reports_ok = true;
-  auto write = [&](const std::optional<std::filesystem::path>& file, const std::string& text) {
-    if (!file) return;
-    std::string problem;
-    if (!write_text_file(*file, text, problem)) {
-      err << "run: " << problem << "\n";
-      reports_ok = false;
-    }
-  };
-  write(options.json_report,
-        json_report(context).dump(1, ' ', false, protocol::Json::error_handler_t::replace) + "\n");
-  write(options.junit_report, junit_report(context));
-  write(options.markdown_report, markdown_report(context));
-  if (options.write_expected_failures) {
-    // One line per entry, whatever the adapter wrote: the list must read back.
-    std::string text = "# Expected failures of " + who + " (kiln-conformance " + KILN_SUITE_VERSION +
-                       "). Remove a line once its case passes.\n";
-    for (const CaseResult& result : summary.results)
-      if (result.status != Status::kPass && result.status != Status::kSkip &&
-          result.status != Status::kError)
-        text += id_glob(result.case_id) + ":" + std::string(to_string(result.op)) + "  " +
-                std::string(to_string(result.status)) + ": " +
-                one_line(bounded_message(
-                    result.listed && !result.listed_reason.empty() ? result.listed_reason : result.got,
-                    200)) +
-                "\n";
-    write(options.write_expected_failures, text);
-  }
-
-  char row[160];
-  std::snprintf(row, sizeof row, "\n%-16s %8s %8s %8s %9s\n", "topic", "passed", "failed", "skipped",
-                "expected");
-  out << row;
-  for (const TopicTotals& topic : totals_by_topic(summary.results)) {
-    std::snprintf(row, sizeof row, "%-16s %8zu %8zu %8zu %9zu\n", topic.topic.c_str(),
-                  topic.totals.passed, topic.totals.failed, topic.totals.skipped,
-                  topic.totals.expected_failures);
-    out << row;
-  }
-  out << "\n" << summary.certificate << "\n";
-  out << totals.passed << " passed, " << totals.failed << " failed, " << totals.skipped
-      << " skipped, " << totals.expected_failures << " expected failures\n";
-  summary.exit_code = reports_ok ? exit_code : kExitUsage;
+  const ReportContext context{options,         session->hello,      case_set_sha256,
+                              set.cases.size(), summary.results,    summary.totals,
+                              summary.certificate, seconds,         started_at};
+  const bool reports_written = write_reports(options, context, session->who, err);
+  print_closing(out, summary);
+  summary.exit_code = reports_written ? certificate.exit_code : kExitUsage;
   return summary;
 }
 

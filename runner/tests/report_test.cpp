@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "kiln/conformance/expected_failures.hpp"
 #include "kiln/conformance/report.hpp"
 #include "test_support.hpp"
 
@@ -270,18 +271,30 @@ class HostileReport : public ::testing::Test {
     const std::vector<std::string> topics = {"top|ic", "two\r\nlines", "bad\xFFname", "<i>html</i>"};
     const std::vector<Status> statuses = {Status::kFail, Status::kCrash, Status::kTimeout,
                                           Status::kProtocol, Status::kSkip, Status::kPass};
-    for (std::size_t i = 0; i < statuses.size(); ++i)
+    ExpectedFailures no_list;
+    for (std::size_t i = 0; i < statuses.size(); ++i) {
       results_.push_back(hostile_result(statuses[i], topics[i % topics.size()]));
-    // An expected failure and a stale listing, both with hostile reasons.
-    CaseResult listed = hostile_result(Status::kFail, topics[1]);
-    listed.listed = true;
-    listed.listed_reason = kHostileText;
-    results_.push_back(listed);
-    CaseResult stale = hostile_result(Status::kPass, topics[2]);
-    stale.listed = true;
-    stale.listed_reason = kHostileText;
-    results_.push_back(stale);
-    totals_ = {1, 5, 1, 1};
+      no_list.record(results_.back());
+    }
+    // An expected failure, a stale listing and a changed failure, with hostile
+    // reasons; and a recommended failure.
+    const auto listed_as = [&](Status status, Verdict verdict, std::optional<Status> listed_status) {
+      CaseResult result = hostile_result(status, topics[results_.size() % topics.size()]);
+      result.listed = true;
+      result.listed_status = listed_status;
+      result.listed_reason = kHostileText;
+      result.verdict = verdict;
+      results_.push_back(result);
+    };
+    listed_as(Status::kFail, Verdict::kExpectedFailure, std::nullopt);
+    listed_as(Status::kPass, Verdict::kStaleListing, Status::kFail);
+    listed_as(Status::kCrash, Verdict::kChangedFailure, Status::kFail);
+    CaseResult recommended = hostile_result(Status::kFail, topics[3]);
+    recommended.level = Level::kRecommended;
+    no_list.record(recommended);
+    EXPECT_TRUE(recommended.recommended_failure());
+    results_.push_back(recommended);
+    totals_ = {1, 6, 1, 1, 1};
   }
   ReportContext context() {
     return ReportContext{options_, hello_, "ab\xFF" "cd", 8, results_, totals_,
@@ -325,6 +338,18 @@ TEST_F(HostileReport, JunitIsWellFormedXml) {
                                        std::string::npos)
       multi_line_message = true;
   EXPECT_TRUE(multi_line_message) << xml;
+  // A changed failure says what was listed; a recommended failure is skipped, with why.
+  std::size_t changed = 0, recommended = 0;
+  for (const XmlElement& element : check.elements) {
+    const auto message = element.attributes.find("message");
+    if (message == element.attributes.end()) continue;
+    changed += element.name == "error" &&
+               message->second.rfind("listed as an expected FAIL, now CRASH: ", 0) == 0;
+    recommended += element.name == "skipped" &&
+                   message->second.rfind("recommended check fails (the format leaves a choice", 0) == 0;
+  }
+  EXPECT_EQ(changed, 1u) << xml;
+  EXPECT_EQ(recommended, 1u) << xml;
 
   // A second, independent parser where there is one.
   if (std::system("python3 -c 'import xml.dom.minidom' >/dev/null 2>&1") == 0) {
@@ -379,7 +404,8 @@ TEST_F(HostileReport, MarkdownIsUtf8AndEveryTableRowHasItsCells) {
     if (row) tables.back().push_back(line);
     in_table = row;
   }
-  ASSERT_EQ(tables.size(), 4u) << md;  // totals, topics, unexpected, expected failures
+  // totals, topics, unexpected, recommended failures, expected failures
+  ASSERT_EQ(tables.size(), 5u) << md;
   for (const auto& table : tables) {
     const std::size_t columns = cell_count(table[0]);
     for (const auto& row : table) {
@@ -388,13 +414,19 @@ TEST_F(HostileReport, MarkdownIsUtf8AndEveryTableRowHasItsCells) {
     }
   }
   EXPECT_EQ(tables[1].size(), 2 + totals_by_topic(results_).size()) << md;
-  std::size_t unexpected = 0, listed = 0;
+  std::size_t unexpected = 0, recommended = 0, listed = 0;
   for (const CaseResult& result : results_) {
     unexpected += result.unexpected();
+    recommended += result.recommended_failure();
     listed += result.expected_failure();
   }
   EXPECT_EQ(tables[2].size(), 2 + unexpected) << md;
-  EXPECT_EQ(tables[3].size(), 2 + listed) << md;
+  EXPECT_EQ(tables[3].size(), 2 + recommended) << md;
+  EXPECT_EQ(tables[4].size(), 2 + listed) << md;
+  // With a recommended failure, the count tables have its column.
+  EXPECT_EQ(cell_count(tables[0][0]), 7u) << tables[0][0];
+  EXPECT_EQ(cell_count(tables[1][0]), 6u) << tables[1][0];
+  EXPECT_NE(md.find("| CRASH (listed as FAIL) |"), std::string::npos) << md;
 }
 
 TEST(MarkdownCells, ShowControlsAndKeepText) {
@@ -402,6 +434,7 @@ TEST(MarkdownCells, ShowControlsAndKeepText) {
   std::vector<CaseResult> results(1);
   results[0].case_id = "kiln-v2-x";
   results[0].status = Status::kFail;
+  results[0].verdict = Verdict::kUnexpectedFailure;
   results[0].expected = "a|b";
   results[0].got = "\x1b\x00\xC2\x9F" "caf\xC3\xA9\\"s;
   ReportContext context{options, std::nullopt, "", 1, results, Totals{0, 1, 0, 0}, "", 0, ""};
@@ -424,6 +457,23 @@ TEST_F(HostileReport, JsonIsValidUtf8AndKeepsValidText) {
   EXPECT_EQ(parsed["adapter"]["ops"][1], "en" + replacement + "code");
   EXPECT_EQ(parsed["results"][2]["topic"], "bad" + replacement + "name");
   EXPECT_EQ(parsed["case_set_sha256"], "ab" + replacement + "cd");
+  EXPECT_EQ(parsed["totals"]["recommended_failures"], 1);
+  std::map<std::string, std::size_t> verdicts;
+  for (const auto& item : parsed["results"]) {
+    ++verdicts[item["verdict"].get<std::string>()];
+    if (item["verdict"] == "changed-failure") {
+      EXPECT_EQ(item["status"], "CRASH");
+      EXPECT_EQ(item["listed_status"], "FAIL");
+    }
+    EXPECT_EQ(item["level"], item["verdict"] == "recommended-failure" ? "recommended" : "required");
+  }
+  EXPECT_EQ(verdicts, (std::map<std::string, std::size_t>{{"unexpected-failure", 4},
+                                                          {"skip", 1},
+                                                          {"pass", 1},
+                                                          {"expected-failure", 1},
+                                                          {"stale-listing", 1},
+                                                          {"changed-failure", 1},
+                                                          {"recommended-failure", 1}}));
 }
 
 // ---- write_text_file ----

@@ -15,7 +15,9 @@
 #include <sys/wait.h>
 
 #include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/expected_failures.hpp"
 #include "kiln/conformance/report.hpp"
+#include "kiln/first_difference.hpp"
 #include "kiln/conformance/run.hpp"
 #include "test_support.hpp"
 
@@ -61,6 +63,18 @@ std::string python_adapter(const std::filesystem::path& script, const std::strin
   write_text(script, "REFERENCE = " + nlohmann::json(std::string(KILN_REFERENCE_ADAPTER)).dump() +
                          "\n" + kPythonPrelude + body);
   return "exec python3 " + shell_quote(script.string());
+}
+
+// A proxy of the reference adapter that rejects every request about case_id as
+// FRAME: a FAIL of that case (for a TYPE reject or an accept case), nothing else.
+std::string failing_adapter(const std::filesystem::path& script, const std::string& case_id) {
+  return python_adapter(script, "FAILING = " + nlohmann::json(case_id).dump() + R"(
+def answer(request, line):
+    if request.get("case") == FAILING:
+        return {"result": "reject", "class": "FRAME", "message": "refused on purpose"}
+    return proxy(line)
+serve(lambda request, line: proxy(line), answer)
+)");
 }
 
 std::size_t line_count(const std::filesystem::path& file) {
@@ -264,6 +278,107 @@ TEST_F(RunnerTest, ARejectEverythingAdapterFailsAllButTheFrameRejectCase) {
   EXPECT_EQ(to_string(status_of(summary, "kiln-v2-high-nibble", Operation::kDecode)), "FAIL");
 }
 
+// ---- levels: required and recommended cases ----
+
+// cases/README.md: `recommended` is where the format leaves a choice. The seed
+// cases are all required; these tests make one recommended.
+class RecommendedCases : public RunnerTest {
+ protected:
+  void make_recommended(const std::string& id) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(cases_)) {
+      if (entry.path().filename() != id + ".yaml") continue;
+      std::string text = read_text(entry.path());
+      const auto at = text.find("level: required\n");
+      ASSERT_NE(at, std::string::npos) << text;
+      text.replace(at, std::strlen("level: required"), "level: recommended");
+      write_text(entry.path(), text);
+      return;
+    }
+    FAIL() << "no case file for " << id;
+  }
+  // opaque: an accept case, so decode and encode.
+  static constexpr std::size_t kOpaqueResults = 2;
+};
+
+TEST_F(RecommendedCases, AllPassingIsConformantAndSaysSo) {
+  ASSERT_NO_FATAL_FAILURE(make_recommended("kiln-v2-opaque"));
+  const auto summary = run("builtin:reference");
+  EXPECT_EQ(summary.exit_code, kExitOk) << out_ << err_;
+  EXPECT_EQ(summary.totals.passed, kResultCount);
+  EXPECT_EQ(summary.certificate.rfind("CONFORMANT: kiln-reference ", 0), 0u) << summary.certificate;
+  EXPECT_NE(summary.certificate.find(" passes all " + std::to_string(kResultCount - kOpaqueResults) +
+                                     " required checks (decode and encode) of kiln-conformance "),
+            std::string::npos)
+      << summary.certificate;
+  EXPECT_NE(summary.certificate.find("; all 2 recommended checks pass; case set "), std::string::npos)
+      << summary.certificate;
+}
+
+TEST_F(RecommendedCases, ARecommendedFailureIsReportedWithoutDenyingTheCertificate) {
+  ASSERT_NO_FATAL_FAILURE(make_recommended("kiln-v2-opaque"));
+  options_.json_report = scratch_ / "report.json";
+  options_.markdown_report = scratch_ / "report.md";
+  options_.write_expected_failures = scratch_ / "written.txt";
+  const auto summary = run(failing_adapter(scratch_ / "fails.py", "kiln-v2-opaque"));
+  EXPECT_EQ(summary.exit_code, kExitOk) << out_ << err_;
+  EXPECT_EQ(summary.totals.recommended_failures, kOpaqueResults);
+  EXPECT_EQ(summary.totals.failed, 0u);
+  EXPECT_EQ(summary.totals.passed, kResultCount - kOpaqueResults);
+  for (const auto& result : summary.results)
+    EXPECT_EQ(result.recommended_failure(), result.case_id == "kiln-v2-opaque") << result.case_id;
+  EXPECT_EQ(summary.certificate.rfind("CONFORMANT: kiln-reference ", 0), 0u) << summary.certificate;
+  EXPECT_NE(summary.certificate.find(" passes all 9 required checks (decode and encode)"), std::string::npos)
+      << summary.certificate;
+  EXPECT_NE(summary.certificate.find("; 2 of 2 recommended checks fail; case set "), std::string::npos)
+      << summary.certificate;
+  // The console shows each with what came back, without being asked to.
+  EXPECT_NE(out_.find("FAIL (recommended)  kiln-v2-opaque decode\n"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("FAIL (recommended)  kiln-v2-opaque encode\n"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("\n9 passed, 0 failed, 0 skipped, 0 expected failures, 2 recommended failures\n"),
+            std::string::npos)
+      << out_;
+  const auto report = nlohmann::json::parse(read_text(scratch_ / "report.json"));
+  EXPECT_EQ(report["totals"]["recommended_failures"], kOpaqueResults);
+  EXPECT_EQ(report["totals"]["failed"], 0);
+  const std::string markdown = read_text(scratch_ / "report.md");
+  EXPECT_NE(markdown.find("### Recommended checks that fail"), std::string::npos) << markdown;
+  EXPECT_EQ(markdown.find("### Unexpected results"), std::string::npos) << markdown;
+  // Nothing to list: the run passes without an entry.
+  EXPECT_EQ(read_text(scratch_ / "written.txt").find("kiln-v2-"), std::string::npos);
+}
+
+// The control: the same answers where the case is required deny the certificate.
+TEST_F(RecommendedCases, TheSameFailureOfARequiredCaseIsNotConformant) {
+  const auto summary = run(failing_adapter(scratch_ / "fails.py", "kiln-v2-opaque"));
+  EXPECT_EQ(summary.exit_code, kExitFailures) << out_ << err_;
+  EXPECT_EQ(summary.totals.failed, kOpaqueResults);
+  EXPECT_EQ(summary.totals.recommended_failures, 0u);
+  EXPECT_EQ(summary.certificate.rfind("NOT CONFORMANT: ", 0), 0u) << summary.certificate;
+}
+
+// A crash is no choice the format leaves.
+TEST_F(RecommendedCases, ARecommendedCaseThatCrashesIsNotConformant) {
+  ASSERT_NO_FATAL_FAILURE(make_recommended("kiln-v2-opaque"));
+  const auto summary = run(fake_adapter("--crash-on kiln-v2-opaque"));
+  EXPECT_EQ(summary.exit_code, kExitFailures) << out_ << err_;
+  EXPECT_EQ(summary.totals.failed, kOpaqueResults);
+  EXPECT_EQ(summary.totals.recommended_failures, 0u);
+  EXPECT_EQ(summary.certificate.rfind("NOT CONFORMANT: ", 0), 0u) << summary.certificate;
+  EXPECT_NE(out_.find("CRASH  kiln-v2-opaque decode\n"), std::string::npos) << out_;
+}
+
+// A listed recommended failure needs no entry; listing it does not make it worse.
+TEST_F(RecommendedCases, AListedRecommendedFailureIsStillOnlyRecommended) {
+  ASSERT_NO_FATAL_FAILURE(make_recommended("kiln-v2-opaque"));
+  write_text(scratch_ / "expected.txt", "kiln-v2-opaque FAIL: refuses opaque codes\n");
+  options_.expected_failures = scratch_ / "expected.txt";
+  const auto summary = run(failing_adapter(scratch_ / "fails.py", "kiln-v2-opaque"));
+  EXPECT_EQ(summary.exit_code, kExitOk) << out_ << err_;
+  EXPECT_EQ(summary.totals.recommended_failures, kOpaqueResults);
+  EXPECT_EQ(summary.totals.expected_failures, 0u);
+  EXPECT_EQ(summary.certificate.rfind("CONFORMANT: kiln-reference ", 0), 0u) << summary.certificate;
+}
+
 // ---- expected failures ----
 
 class ExpectedFailures : public RunnerTest {
@@ -363,6 +478,72 @@ TEST_F(ExpectedFailures, AWrittenListFedBackPassesTheRun) {
   EXPECT_EQ(second.totals.expected_failures, kResultCount - 1);
   EXPECT_EQ(second.totals.passed, 1u);
   EXPECT_EQ(second.totals.failed, 0u);
+
+  // The list kept each status: f32, written as FAIL, now crashes on both ops.
+  EXPECT_NE(written.find("kiln-v2-f32:decode  FAIL: "), std::string::npos) << written;
+  const auto third =
+      run(fake_adapter("--reject-everything --crash-on kiln-v2-opaque --crash-on kiln-v2-f32"));
+  EXPECT_EQ(third.exit_code, kExitFailures) << out_ << err_;
+  EXPECT_EQ(third.totals.failed, 2u) << out_;
+  EXPECT_EQ(third.totals.expected_failures, kResultCount - 3);
+  for (const auto& result : third.results)
+    EXPECT_EQ(result.changed_failure(), result.case_id == "kiln-v2-f32") << result.case_id;
+  EXPECT_NE(out_.find("CRASH, but listed as FAIL  kiln-v2-f32 decode\n"), std::string::npos) << out_;
+}
+
+// The list records how a case fails: a listed FAIL that starts to crash is an
+// unexpected change, not an expected failure; one that still FAILs is expected.
+TEST_F(ExpectedFailures, AListedFailThatNowCrashesIsAChangedFailure) {
+  options_.json_report = scratch_ / "report.json";
+  const auto summary = run_with_list("--crash-on kiln-v2-high-nibble",
+                                     "kiln-v2-high-nibble  FAIL: answers FRAME for a TYPE problem\n");
+  EXPECT_EQ(summary.exit_code, kExitFailures) << out_ << err_;
+  EXPECT_EQ(summary.totals.failed, 2u);
+  EXPECT_EQ(summary.totals.expected_failures, 0u);
+  EXPECT_EQ(summary.certificate.rfind("NOT CONFORMANT: ", 0), 0u) << summary.certificate;
+  for (const auto& result : summary.results) {
+    if (result.case_id != "kiln-v2-high-nibble") continue;
+    EXPECT_EQ(to_string(result.status), "CRASH");
+    EXPECT_TRUE(result.changed_failure());
+    EXPECT_TRUE(result.unexpected());
+    EXPECT_EQ(result.listed_reason, "answers FRAME for a TYPE problem");
+  }
+  EXPECT_NE(out_.find("CRASH, but listed as FAIL  kiln-v2-high-nibble decode\n"), std::string::npos)
+      << out_;
+  EXPECT_NE(out_.find("    listed:   FAIL: answers FRAME for a TYPE problem\n"), std::string::npos)
+      << out_;
+  const auto report = nlohmann::json::parse(read_text(scratch_ / "report.json"));
+  std::size_t changed = 0;
+  for (const auto& item : report["results"])
+    if (item["verdict"] == "changed-failure") {
+      ++changed;
+      EXPECT_EQ(item["listed_status"], "FAIL");
+      EXPECT_EQ(item["status"], "CRASH");
+      EXPECT_EQ(item["unexpected"], true);
+    }
+  EXPECT_EQ(changed, 2u);
+}
+
+TEST_F(ExpectedFailures, AListedFailThatStillFailsIsExpected) {
+  write_text(scratch_ / "expected.txt", "kiln-v2-high-nibble  FAIL: answers FRAME for a TYPE problem\n");
+  options_.expected_failures = scratch_ / "expected.txt";
+  const auto summary = run(failing_adapter(scratch_ / "fails.py", "kiln-v2-high-nibble"));
+  EXPECT_EQ(summary.exit_code, kExitOk) << out_ << err_;
+  EXPECT_EQ(summary.totals.expected_failures, 2u);
+  EXPECT_EQ(summary.totals.failed, 0u);
+  EXPECT_EQ(summary.totals.passed, kResultCount - 2);
+  EXPECT_EQ(to_string(status_of(summary, "kiln-v2-high-nibble", Operation::kEncode)), "FAIL");
+}
+
+TEST_F(ExpectedFailures, AListedEntryWithAStatusThatPassesIsStale) {
+  const auto summary = run_with_list("", "kiln-v2-f32:encode  FAIL: was broken once\n");
+  EXPECT_EQ(summary.exit_code, kExitFailures);
+  EXPECT_EQ(summary.totals.failed, 1u);
+  for (const auto& result : summary.results)
+    EXPECT_EQ(result.stale_listing(), result.case_id == "kiln-v2-f32" && result.op == Operation::kEncode)
+        << result.case_id;
+  EXPECT_NE(out_.find("PASS, but listed as an expected failure  kiln-v2-f32 encode"), std::string::npos)
+      << out_;
 }
 
 // ---- reliability: what the certificate may claim, and what is stored ----
@@ -391,9 +572,37 @@ TEST(Judge, ACaseThatLacksWhatItsOpNeedsIsAnErrorResult) {
   EXPECT_NE(rejected.detail.find("names no class"), std::string::npos) << rejected.detail;
   EXPECT_EQ(rejected.got, "reject TYPE");
 
-  rejected.listed = true;
-  EXPECT_TRUE(rejected.unexpected());
-  EXPECT_FALSE(rejected.expected_failure());
+  // Even when a list names it, in any way.
+  rejected.case_id = "kiln-v2-classless";
+  for (const char* line : {"kiln-v2-classless\n", "kiln-v2-*:decode FAIL:\n"}) {
+    std::string error;
+    auto list = kiln::conformance::ExpectedFailures::parse(line, "list.txt", error);
+    ASSERT_TRUE(list) << error;
+    list->record(rejected);
+    EXPECT_TRUE(rejected.listed) << line;
+    EXPECT_TRUE(rejected.unexpected()) << line;
+    EXPECT_FALSE(rejected.expected_failure()) << line;
+  }
+}
+
+// The one first_difference, which judge() and `cases check` report.
+TEST(FirstDifference, IsTheFirstDifferingOffsetOrTheShorterLength) {
+  const std::vector<std::uint8_t> abc{1, 2, 3}, abd{1, 2, 4}, ab{1, 2}, none;
+  EXPECT_EQ(kiln::first_difference(abc, abd), 2u);
+  EXPECT_EQ(kiln::first_difference(abc, abc), 3u);
+  EXPECT_EQ(kiln::first_difference(abc, ab), 2u);
+  EXPECT_EQ(kiln::first_difference(ab, abc), 2u);
+  EXPECT_EQ(kiln::first_difference(none, abc), 0u);
+  EXPECT_EQ(kiln::first_difference(std::vector<std::uint8_t>{9}, abc), 0u);
+
+  Case c;
+  c.block = abc;
+  CaseResult encoded;
+  judge(c, Operation::kEncode, protocol::EncodedBlock{abd}, encoded);
+  EXPECT_EQ(to_string(encoded.status), "FAIL");
+  ASSERT_TRUE(encoded.first_difference);
+  EXPECT_EQ(*encoded.first_difference, 2u);
+  EXPECT_EQ(encoded.detail, "encoded block differs from byte 2 (expected 3 bytes, got 3)");
 }
 
 TEST(Judge, TheRuleIsInformativeAndARejectedEncodeNeedsNoBlock) {
@@ -628,7 +837,7 @@ class RunnerCli : public RunnerTest {
 };
 
 struct ClosingLine {
-  std::size_t passed, failed, skipped, expected_failures;
+  std::size_t passed, failed, skipped, expected_failures, recommended_failures;
 };
 
 // The console's last line. (No <regex>: GCC 12 warns inside it under ASan.)
@@ -637,10 +846,14 @@ ClosingLine closing_line(const std::string& console) {
   const std::string last = console.substr(start == std::string::npos ? 0 : start + 1);
   ClosingLine line{};
   char end = 0;
-  if (std::sscanf(last.c_str(), "%zu passed, %zu failed, %zu skipped, %zu expected failures%c",
-                  &line.passed, &line.failed, &line.skipped, &line.expected_failures, &end) != 5 ||
-      end != '\n')
-    ADD_FAILURE() << "no closing line in\n" << console;
+  const int read = std::sscanf(
+      last.c_str(), "%zu passed, %zu failed, %zu skipped, %zu expected failures%c %zu recommended failures%c",
+      &line.passed, &line.failed, &line.skipped, &line.expected_failures, &end,
+      &line.recommended_failures, &end);
+  // The recommended count is there only when it is not 0.
+  const bool plain = read == 5 && end == '\n';
+  const bool with_recommended = read == 7 && end == '\n' && line.recommended_failures > 0;
+  if (!plain && !with_recommended) ADD_FAILURE() << "no closing line in\n" << console;
   return line;
 }
 

@@ -1,11 +1,14 @@
 // `kiln-conformance run`: every selected case through a driver, compared with
-// its expectation, with expected failures, console output and reports.
+// its expectation, given a verdict by the expected-failures list and the case's
+// level (expected_failures.hpp), certified, with console output and reports.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kiln/conformance/case_loader.hpp"
@@ -18,13 +21,32 @@ namespace kiln::conformance {
 enum class Status : std::uint8_t { kPass, kFail, kCrash, kTimeout, kProtocol, kSkip, kError };
 std::string_view to_string(Status status) noexcept;
 
+// What a result means for the run, once the expected-failures list and the
+// case's level are applied (ExpectedFailures::record decides it).
+enum class Verdict : std::uint8_t {
+  kPass,
+  kSkip,                // not run: the hello does not offer its op or profile
+  kExpectedFailure,     // fails as its list entry records
+  kRecommendedFailure,  // a recommended case FAILs: reported, the certificate still possible
+  kUnexpectedFailure,   // fails, and no entry lists it
+  kChangedFailure,      // listed, but fails another way than its entry records
+  kStaleListing,        // listed, but passes: the list only shrinks
+  kUnjudged,            // ERROR: the case set's fault, which no list hides
+};
+// "pass", "expected-failure", ...: the JSON report's spelling.
+std::string_view to_string(Verdict verdict) noexcept;
+
 struct CaseResult {
   std::string case_id;
   std::string topic;             // the case's folder under the cases directory
   Operation op = Operation::kDecode;
+  Level level = Level::kRequired;
   std::vector<std::string> rules;
   Status status = Status::kPass;
-  bool listed = false;           // on the expected-failure list
+  Verdict verdict = Verdict::kPass;
+  // The list entry that matched, if one did.
+  bool listed = false;
+  std::optional<Status> listed_status;  // nullopt: the entry accepts any failure
   std::string listed_reason;
   std::string expected;          // what the case expects
   // The adapter's text below is bounded (protocol::kMaxMessageBytes each, saying
@@ -35,29 +57,24 @@ struct CaseResult {
   std::string adapter_stderr;    // its tail
   double seconds = 0;
 
-  bool expected_failure() const {
-    return listed && status != Status::kPass && status != Status::kSkip && status != Status::kError;
-  }
-  // A listed case that now passes fails the run, so the list only shrinks.
-  bool stale_listing() const { return listed && status == Status::kPass; }
-  bool unexpected() const {
-    return status == Status::kError || stale_listing() ||
-           (!listed && status != Status::kPass && status != Status::kSkip);
+  bool expected_failure() const noexcept { return verdict == Verdict::kExpectedFailure; }
+  bool recommended_failure() const noexcept { return verdict == Verdict::kRecommendedFailure; }
+  bool stale_listing() const noexcept { return verdict == Verdict::kStaleListing; }
+  bool changed_failure() const noexcept { return verdict == Verdict::kChangedFailure; }
+  // The result fails the run.
+  bool unexpected() const noexcept {
+    return verdict == Verdict::kUnexpectedFailure || verdict == Verdict::kChangedFailure ||
+           verdict == Verdict::kStaleListing || verdict == Verdict::kUnjudged;
   }
 };
 
-struct ExpectedFailure {
-  std::string pattern;  // an id glob, optionally ":decode" or ":encode"
-  std::string reason;
-  int line = 0;
-  bool used = false;
-};
+// Outside text on one line, for the console and the expected-failures list: a
+// newline or control character in a hello name or a message must not start a
+// line of its own (a forged "CONFORMANT:" line, a new list entry).
+std::string one_line(std::string_view text);
 
-// Lines: `<pattern> [reason...]`; `#` starts a comment. Errors name file:line.
-// A leading UTF-8 BOM is skipped and CRLF line ends are accepted (editors on
-// Windows write both).
-std::optional<std::vector<ExpectedFailure>> load_expected_failures(const std::filesystem::path& file,
-                                                                   std::string& error);
+// A glob (fnmatch, backslash escapes) that matches exactly this id.
+std::string id_glob(std::string_view id);
 
 struct RunOptions {
   std::filesystem::path cases_dir;
@@ -67,8 +84,8 @@ struct RunOptions {
   std::vector<std::string> filters;  // id globs; empty: all
   std::vector<std::string> rules;    // rule IDs; empty: all
   std::vector<Operation> ops{Operation::kDecode, Operation::kEncode};  // a set: repeats count once
-  std::optional<std::filesystem::path> expected_failures;
-  std::optional<std::filesystem::path> write_expected_failures;
+  std::optional<std::filesystem::path> expected_failures;        // read: ExpectedFailures::load
+  std::optional<std::filesystem::path> write_expected_failures;  // ExpectedFailures::write
   std::optional<std::filesystem::path> json_report;
   std::optional<std::filesystem::path> junit_report;
   std::optional<std::filesystem::path> markdown_report;
@@ -77,8 +94,10 @@ struct RunOptions {
   std::string program = "kiln-conformance";  // for replay commands
 };
 
+// Results counted by verdict. failed counts every result that fails the run
+// (unexpected and changed failures, stale listings, unjudged cases).
 struct Totals {
-  std::size_t passed = 0, failed = 0, skipped = 0, expected_failures = 0;
+  std::size_t passed = 0, failed = 0, skipped = 0, expected_failures = 0, recommended_failures = 0;
 };
 
 struct RunSummary {
@@ -101,15 +120,20 @@ std::vector<TopicTotals> totals_by_topic(const std::vector<CaseResult>& results)
 // needs (its block, a reject's class) is a Status::kError result.
 void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseResult& result);
 
-// Runs the suite; writes progress and unexpected results to out, problems with
-// the inputs to err. exit_code: 0 all passed (or only listed failures); 1
-// unexpected results, or an adapter that fails or lacks a usable hello (another
-// protocol version included), or that had nothing checked (every result skipped);
-// 2 usage error (nothing selected included), an unusable case set (a case that
-// cannot be judged included) or a report that cannot be written.
+// Runs the suite; writes progress, unexpected results and recommended failures
+// to out, problems with the inputs to err. exit_code: 0 all passed (or only
+// listed or recommended failures); 1 unexpected results (a listed case that
+// passes or fails another way than listed included), or an adapter that fails
+// or lacks a usable hello (another protocol version included), or that had
+// nothing checked (every result skipped); 2 usage error (nothing selected
+// included), an unusable case set (a case that cannot be judged included) or a
+// report that cannot be written.
 // The certificate says CONFORMANT only when every (case, op) of the whole case
-// set ran and passed, and CONFORMANT (partial) only when at least one passed and
-// the rest were skipped because the hello does not offer their op or profile.
+// set ran, every required one passed and every recommended one passed or FAILed
+// (a recommended case that crashes, hangs or breaks the protocol denies it, as
+// any listed failure does); CONFORMANT (partial) only when at least one passed
+// and the rest were skipped because the hello does not offer their op or profile
+// (recommended ones may FAIL there too).
 RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace kiln::conformance
