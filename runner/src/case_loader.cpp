@@ -636,6 +636,28 @@ std::vector<Operation> ops_node(const YAML::Node& node) {
   return ops;
 }
 
+// The rules a reject case breaks on purpose besides expect.rule (cases/README.md,
+// "Isolation"): each listed in rules too, so that coverage and rules stay the
+// one list of what the case exercises.
+std::vector<Rule> also_breaks_node(const YAML::Node& node, const Case& c) {
+  if (c.expect.accept)
+    invalid(node, "an accept case breaks no rule: also_breaks is for reject cases");
+  if (!node.IsSequence() || node.size() == 0) invalid(node, "also_breaks is a non-empty sequence");
+  std::vector<Rule> also;
+  for (const auto& item : node) {
+    const Rule rule = rule_scalar(item);
+    const std::string id(rule_info(rule).id);
+    if (rule == *c.expect.rule)
+      invalid(item, "also_breaks lists expect.rule " + id + ": it names only the other rules");
+    if (std::find(also.begin(), also.end(), rule) != also.end())
+      invalid(item, "rule " + id + " is listed twice");
+    if (std::find(c.rules.begin(), c.rules.end(), rule) == c.rules.end())
+      invalid(item, "also_breaks lists " + id + ", which rules does not list");
+    also.push_back(rule);
+  }
+  return also;
+}
+
 // A case without a block (cases/README.md, "block"). An accept case and a case
 // with faults are decode tests: a description that cannot be placed gives them
 // no block, ever. One that can be placed awaits regen, and `cases check` says so.
@@ -654,8 +676,8 @@ void check_block_can_exist(const Case& c, const YAML::Node& root) {
 Case case_node(const YAML::Node& root, const std::string& display_name) {
   require_map(root, "a case file");
   check_keys(root,
-             {"id", "summary", "rules", "source", "level", "profile", "tensors", "faults",
-              "expect", "ops", "block"},
+             {"id", "summary", "rules", "also_breaks", "source", "level", "profile", "tensors",
+              "faults", "expect", "ops", "block"},
              "the case");
   Case c;
   c.origin.file = display_name;
@@ -717,6 +739,7 @@ Case case_node(const YAML::Node& root, const std::string& display_name) {
   if (c.expect.rule &&
       std::find(c.rules.begin(), c.rules.end(), *c.expect.rule) == c.rules.end())
     invalid(rules, "rules must list expect.rule " + std::string(rule_info(*c.expect.rule).id));
+  if (const YAML::Node also = root["also_breaks"]) c.also_breaks = also_breaks_node(also, c);
   if (const YAML::Node ops = root["ops"]) c.ops = ops_node(ops);
   if (const YAML::Node block = root["block"]) c.block = hex_scalar(block, "block", HexForm::kLines);
   return c;

@@ -61,6 +61,10 @@ struct Case {
   std::string id;
   std::string summary;
   std::vector<Rule> rules;        // the rules this case exercises
+  // The rules a reject case breaks on purpose besides expect.rule (a check-order
+  // case); `cases check` holds every reject case to breaking exactly these and
+  // expect.rule (cases/README.md, "Isolation").
+  std::vector<Rule> also_breaks;
   std::string source;             // "seed 000 kiln-v2-u4", "brief", "suite"
   Level level = Level::kRequired;
   std::string profile = "kiln-v2";

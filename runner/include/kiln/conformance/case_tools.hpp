@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <iosfwd>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -38,6 +40,40 @@ std::string block_hex_lines(const std::vector<std::uint8_t>& block, const std::s
 // the regenerated ones (with the first differing offset), ops that differ from
 // the derived ones, and a reference outcome that differs from expect.
 std::vector<std::string> check_case(const Case& test_case);
+
+// ---- isolation (cases/README.md, "Isolation") ----
+
+// A check that the reference's lenient decode never waives, wholly or in part,
+// because it keeps every read inside the input (kiln::decode, DecodeOptions). A
+// reject case whose lenient read ends at one is exempt from the whole isolation
+// check: nothing after that check in decode order is read.
+struct UnwaivableCheck {
+  Rule rule;
+  std::string_view part;    // what of the rule is never waived
+  std::string_view reason;  // why
+};
+std::span<const UnwaivableCheck> unwaivable_checks() noexcept;
+
+// The rules a reject case breaks: expect.rule, then also_breaks. Empty for an
+// accept case.
+std::vector<Rule> broken_rules(const Case& test_case);
+
+struct IsolationResult {
+  std::vector<std::string> problems;
+  // The unwaivable check a listed rule's read ended at, when the case is exempt.
+  std::optional<Rule> exempt;
+  // Exempt at FRAME-TRUNCATED, and checked whole with its truncate faults left out.
+  bool restored = false;
+};
+
+// Isolation of a reject case whose block the reference rejects with expect.rule:
+// with exactly broken_rules() waived the reference accepts the block (a problem
+// names every other rule it breaks); each also_breaks rule is broken (with the
+// other listed rules waived, the reference reports it). A read that ends at an
+// unwaivable check of a listed rule makes the case exempt: the rules checked
+// before it are still held, and a case cut by truncate faults is checked again
+// with them left out.
+IsolationResult check_isolation(const Case& test_case, std::span<const std::uint8_t> block);
 
 // Each subcommand exits 2 on a folder without case files: nothing was checked.
 // regen replaces each changed file through a temporary file and a rename.
