@@ -63,6 +63,7 @@ constexpr std::array kFamilyBuilders{
     FamilyBuilder{kFamilyOpaque, parts::opaque_mutants},
     FamilyBuilder{kFamilyReporting, parts::reporting_mutants},
     FamilyBuilder{kFamilyEncoder, parts::encoder_mutants},
+    FamilyBuilder{kFamilyRelaxed, parts::relaxed_mutants},
 };
 
 constexpr bool builders_follow_families() {

@@ -9,6 +9,7 @@
 //   catalogue_types.cpp      packed, bool, e8m0, float-values, closed-dtype, shape, opaque
 //   catalogue_reporting.cpp  reporting
 //   catalogue_encoder.cpp    encoder
+//   catalogue_relaxed.cpp    relaxed (with relaxed.hpp, the loosened checks it shares)
 #pragma once
 
 #include <optional>
@@ -54,5 +55,6 @@ std::vector<Mutant> shape_mutants();
 std::vector<Mutant> opaque_mutants();
 std::vector<Mutant> reporting_mutants();
 std::vector<Mutant> encoder_mutants();
+std::vector<Mutant> relaxed_mutants();
 
 }  // namespace kiln::mutants::parts

@@ -2,6 +2,7 @@
 // mutant sets applied at its one place.
 #include <utility>
 
+#include "kiln/builder.hpp"
 #include "kiln/decode.hpp"
 #include "kiln/mutants.hpp"
 #include "kiln/rules.hpp"
@@ -36,6 +37,16 @@ protocol::Outcome MutantAdapter::decode(std::span<const std::uint8_t> block) {
     if (mutant_.alter_reject) mutant_.alter_reject(reject, input);
     return reject;
   };
+
+  // A relaxed frame reader: what it read goes on as its canonical block.
+  if (mutant_.read_frame) {
+    auto read = mutant_.read_frame(input);
+    if (auto* reject = std::get_if<protocol::Reject>(&read)) return finish(std::move(*reject));
+    auto rebuilt = kiln::build(std::get<BlockDescription>(read));
+    if (!rebuilt) return finish(protocol::reject_from(rebuilt.error()));
+    reshaped = std::move(rebuilt.value().bytes);
+    input = reshaped;
+  }
 
   // A sloppy FRAME check belongs to the frame, so it runs before any TYPE rule.
   if (mutant_.extra_frame_check) {

@@ -48,7 +48,7 @@ Program run_program(const std::string& arguments) {
                                           arguments + " < /dev/null 2>/dev/null");
 }
 
-TEST(MutantCatalogue, HoldsTheSeventyNineDocumentedMutantsUniquelyNamed) {
+TEST(MutantCatalogue, HoldsTheDocumentedMutantsUniquelyNamed) {
   std::set<std::string_view> names;
   for (const Mutant& mutant : catalogue()) {
     EXPECT_TRUE(names.insert(mutant.name).second) << "duplicate mutant " << mutant.name;
@@ -56,7 +56,7 @@ TEST(MutantCatalogue, HoldsTheSeventyNineDocumentedMutantsUniquelyNamed) {
     EXPECT_EQ(find_mutant(mutant.name), &mutant);
   }
   // The catalogue the README's kill table lists; a mutant lost by accident fails here.
-  EXPECT_EQ(catalogue().size(), 79u);
+  EXPECT_EQ(catalogue().size(), 121u);
   EXPECT_EQ(find_mutant("no-such-mutant"), nullptr);
 }
 

@@ -5,6 +5,9 @@
 // through a few hooks, each a small strategy. Unset hooks behave as the reference.
 //
 //   decode(bytes):  input = reshape_input(bytes)            (I/O bugs, big-endian reads, code ranges)
+//                   read_frame(input)                        (a relaxed frame reader of the mutant's
+//                                                             own: it rejects, or the canonical block
+//                                                             of the tensors it read becomes input)
 //                   kiln::decode(input, waived)              (missing checks: the lenient decoder)
 //                   extra_frame_check(frame-only view)       (sloppy FRAME checks, before any TYPE rule)
 //                   extra_type_check(view)                   (sloppy TYPE checks)
@@ -21,6 +24,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "kiln/adapter.hpp"
@@ -55,6 +59,7 @@ inline constexpr std::string_view kFamilyShape = "shape";              // elemen
 inline constexpr std::string_view kFamilyOpaque = "opaque";
 inline constexpr std::string_view kFamilyReporting = "reporting";      // class, rule, order
 inline constexpr std::string_view kFamilyEncoder = "encoder";
+inline constexpr std::string_view kFamilyRelaxed = "relaxed";          // a check kept but loosened
 
 inline constexpr std::array kFamilies{
     kFamilyHeader,     kFamilyVersion,    kFamilyFlags,       kFamilyReserved,
@@ -62,6 +67,7 @@ inline constexpr std::array kFamilies{
     kFamilyNames,      kFamilyDtypeRange, kFamilyBigEndian,   kFamilyPacked,
     kFamilyBool,       kFamilyE8m0,       kFamilyFloatValues, kFamilyClosedDtype,
     kFamilyShape,      kFamilyOpaque,     kFamilyReporting,   kFamilyEncoder,
+    kFamilyRelaxed,
 };
 
 // The family of control() alone: not a bug, so not in kFamilies.
@@ -74,6 +80,11 @@ struct Mutant {
 
   RuleSet waived;
   std::function<Bytes(ByteSpan)> reshape_input;
+  // The mutant's own frame reader, for bugs in where it reads from (an offset it
+  // accepts off its canonical value is read where it points). It rejects, or
+  // returns the tensors it read; their canonical block then goes through the rest
+  // of the pipeline, so the reference still judges names and dtypes.
+  std::function<std::variant<protocol::Reject, BlockDescription>(ByteSpan input)> read_frame;
   // Both checks see a successfully decoded view of input (the frame check one
   // decoded with every TYPE rule waived too) and may reject.
   std::function<std::optional<protocol::Reject>(const BlockView&, ByteSpan input)>
