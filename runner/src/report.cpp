@@ -5,6 +5,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "kiln/utf8.hpp"
+
 namespace kiln::conformance {
 namespace {
 
@@ -50,24 +52,6 @@ void for_each_code_point(std::string_view text, Emit emit) {
       emit(kReplacement);
       ++i;
     }
-  }
-}
-
-void append_utf8(std::string& out, char32_t code) {
-  if (code < 0x80) {
-    out += static_cast<char>(code);
-  } else if (code < 0x800) {
-    out += static_cast<char>(0xC0 | (code >> 6));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else if (code < 0x10000) {
-    out += static_cast<char>(0xE0 | (code >> 12));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (code >> 18));
-    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "kiln/conformance/expected_failures.hpp"
 #include "kiln/conformance/report.hpp"
+#include "kiln/utf8.hpp"
 #include "test_support.hpp"
 
 namespace kiln::conformance {
@@ -59,21 +60,7 @@ bool xml_char(char32_t c) {
 
 std::string utf8(char32_t code) {
   std::string out;
-  if (code < 0x80) {
-    out += static_cast<char>(code);
-  } else if (code < 0x800) {
-    out += static_cast<char>(0xC0 | (code >> 6));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else if (code < 0x10000) {
-    out += static_cast<char>(0xE0 | (code >> 12));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (code >> 18));
-    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  }
+  append_utf8(out, code);
   return out;
 }
 
