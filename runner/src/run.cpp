@@ -661,12 +661,16 @@ std::string_view to_string(Verdict verdict) noexcept {
 }
 
 RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream& err) {
+  return run_suite(options, load_case_set(options.cases_dir), out, err);
+}
+
+RunSummary run_suite(const RunOptions& options, const CaseSet& set, std::ostream& out,
+                     std::ostream& err) {
   RunSummary summary;
   const auto started = Clock::now();
   const std::string started_at = utc_now();
   summary.exit_code = kExitUsage;
 
-  const CaseSet set = load_case_set(options.cases_dir);
   if (!report_load_errors(set, err) || set.cases.empty()) {
     err << "run: the case set in " << options.cases_dir.string() << " is unusable"
         << (set.cases.empty() && set.errors.empty() ? " (no cases)" : "") << "\n";

@@ -136,4 +136,10 @@ void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseRe
 // (recommended ones may FAIL there too).
 RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream& err);
 
+// The same over a case set already loaded (from options.cases_dir, which still
+// names it in messages and replay commands): for callers that run one set
+// against many adapters, as the mutant kill test does, loading it once.
+RunSummary run_suite(const RunOptions& options, const CaseSet& set, std::ostream& out,
+                     std::ostream& err);
+
 }  // namespace kiln::conformance
