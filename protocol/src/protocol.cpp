@@ -294,6 +294,36 @@ std::string bounded_message(std::string_view text, std::size_t limit) {
          " more bytes cut]";
 }
 
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  auto escape = [&](unsigned char byte) {
+    if (byte == '\n') out += "\\n";
+    else if (byte == '\r') out += "\\r";
+    else if (byte == '\t') out += "\\t";
+    else {
+      static constexpr char kDigits[] = "0123456789abcdef";
+      out += "\\x";
+      out += kDigits[byte >> 4];
+      out += kDigits[byte & 0xF];
+    }
+  };
+  while (!text.empty()) {
+    // Everything before the first invalid byte is UTF-8; each pass scans only
+    // up to that byte, so the whole is linear.
+    const std::size_t valid = find_invalid_utf8(text).value_or(text.size());
+    for (const char c : text.substr(0, valid)) {
+      const auto byte = static_cast<unsigned char>(c);
+      if (byte < 0x20 || byte == 0x7F) escape(byte);
+      else out += c;
+    }
+    if (valid == text.size()) break;
+    escape(static_cast<unsigned char>(text[valid]));
+    text.remove_prefix(valid + 1);
+  }
+  return out;
+}
+
 std::string quoted_excerpt(std::string_view text, std::size_t limit) {
   // Replace, not throw: the text may be cut bytes from anywhere.
   return Json(bounded_message(text, limit)).dump(-1, ' ', false, Json::error_handler_t::replace);

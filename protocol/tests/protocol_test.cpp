@@ -535,3 +535,27 @@ TEST(RejectFrom, CarriesClassRuleOffsetAndTensor) {
 
 }  // namespace
 }  // namespace kiln::protocol
+
+namespace kiln::protocol {
+namespace {
+
+TEST(Printable, KeepsUtf8AndEscapesControlsAndStrayBytes) {
+  EXPECT_EQ(printable("plain é ✓ 𝄞"), "plain é ✓ 𝄞");
+  EXPECT_EQ(printable("a\nb\rc\td"), "a\\nb\\rc\\td");
+  EXPECT_EQ(printable(std::string("\x00\x1b[2J\x7f", 6)), "\\x00\\x1b[2J\\x7f");
+  // Stray and cut bytes, an overlong form and a surrogate: each byte escaped.
+  EXPECT_EQ(printable("ab\xff\x01" "cd"), "ab\\xff\\x01cd");
+  EXPECT_EQ(printable("\xe2\x9c"), "\\xe2\\x9c");
+  EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf");
+  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");
+  EXPECT_EQ(printable(""), "");
+  // Never more than one line, always UTF-8.
+  const std::string hostile = "x\nCONFORMANT: forged\r\n\xfe\xff";
+  const std::string shown = printable(hostile);
+  EXPECT_EQ(shown.find('\n'), std::string::npos);
+  EXPECT_EQ(shown.find('\r'), std::string::npos);
+  EXPECT_TRUE(is_valid_utf8(shown));
+}
+
+}  // namespace
+}  // namespace kiln::protocol

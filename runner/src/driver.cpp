@@ -16,51 +16,13 @@ Exchange failure(Exchange::Kind kind, std::string detail, std::string adapter_st
   return result;
 }
 
-// The length of the valid UTF-8 sequence text starts with, or 0.
-std::size_t utf8_length(std::string_view text) {
-  const auto first = static_cast<unsigned char>(text[0]);
-  std::size_t length;
-  if (first < 0x80) return 1;
-  if (first >= 0xC2 && first <= 0xDF) length = 2;
-  else if (first >= 0xE0 && first <= 0xEF) length = 3;
-  else if (first >= 0xF0 && first <= 0xF4) length = 4;
-  else return 0;
-  if (text.size() < length) return 0;
-  for (std::size_t i = 1; i < length; ++i)
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) return 0;
-  const auto second = static_cast<unsigned char>(text[1]);
-  // Overlong forms, surrogates and code points past U+10FFFF.
-  if ((first == 0xE0 && second < 0xA0) || (first == 0xED && second > 0x9F) ||
-      (first == 0xF0 && second < 0x90) || (first == 0xF4 && second > 0x8F))
-    return 0;
-  return length;
-}
-
-// The start of what an adapter wrote, for a message: short, valid UTF-8 (reports
-// are JSON and XML), control characters and stray bytes shown as \xNN.
+// The start of what an adapter wrote, for a message: short, printable, valid
+// UTF-8 (reports are JSON and XML).
 std::string excerpt(std::string_view text) {
   constexpr std::size_t kShown = 200;
-  std::string shown;
-  std::size_t at = 0;
-  while (at < text.size() && shown.size() < kShown) {
-    const auto byte = static_cast<unsigned char>(text[at]);
-    const std::size_t length = utf8_length(text.substr(at));
-    if (length > 1) {
-      shown.append(text.substr(at, length));
-      at += length;
-      continue;
-    }
-    if (byte >= 0x20 && byte < 0x7F) {
-      shown += static_cast<char>(byte);
-    } else {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-      shown += escaped;
-    }
-    ++at;
-  }
-  if (at < text.size()) shown += "... (" + std::to_string(text.size()) + " bytes)";
-  return shown;
+  if (text.size() <= kShown) return protocol::printable(text);
+  return protocol::printable(text.substr(0, kShown)) + "... (" + std::to_string(text.size()) +
+         " bytes)";
 }
 
 class InProcessDriver final : public Driver {

@@ -162,7 +162,7 @@ std::size_t ExpectedFailures::report_unused(std::ostream& err) const {
 
 std::string ExpectedFailures::write(const std::vector<CaseResult>& results, std::string_view header) {
   // One line per entry, whatever the adapter wrote: the list must read back.
-  std::string text = "# " + one_line(header) + "\n";
+  std::string text = "# " + protocol::printable(header) + "\n";
   for (const CaseResult& result : results) {
     if (!listable(result.status) || result.verdict == Verdict::kRecommendedFailure) continue;
     // A changed failure's reason described the old way of failing.
@@ -170,7 +170,7 @@ std::string ExpectedFailures::write(const std::vector<CaseResult>& results, std:
         result.expected_failure() && !result.listed_reason.empty() ? result.listed_reason : result.got;
     text += id_glob(result.case_id) + ":" + std::string(to_string(result.op)) + "  " +
             std::string(to_string(result.status)) + ": " +
-            one_line(protocol::bounded_message(reason, 200)) + "\n";
+            protocol::printable(protocol::bounded_message(reason, 200)) + "\n";
   }
   return text;
 }

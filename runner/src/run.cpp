@@ -137,25 +137,6 @@ std::string replay_command(const RunOptions& options, const CaseResult& result) 
 
 }  // namespace
 
-std::string one_line(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
-    else if (byte < 0x20 || byte == 0x7f) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 std::string id_glob(std::string_view id) {
   std::string glob;
   for (char c : id) {
@@ -240,26 +221,26 @@ void print_result(std::ostream& out, const RunOptions& options, const CaseResult
   out << status_label(result) << "  " << result.case_id << " " << to_string(result.op) << "\n";
   if (result.status == Status::kPass && !result.stale_listing()) return;
   if (result.status == Status::kSkip) {
-    out << "    " << one_line(result.detail) << "\n";
+    out << "    " << protocol::printable(result.detail) << "\n";
     return;
   }
   std::string rules;
   for (const auto& rule : result.rules) rules += (rules.empty() ? "" : ", ") + rule;
   out << "    rules:    " << rules << "\n";
   out << "    expected: " << result.expected << "\n";
-  out << "    got:      " << one_line(result.got) << "\n";
-  if (!result.detail.empty()) out << "    detail:   " << one_line(result.detail) << "\n";
+  out << "    got:      " << protocol::printable(result.got) << "\n";
+  if (!result.detail.empty()) out << "    detail:   " << protocol::printable(result.detail) << "\n";
   if (result.recommended_failure())
     out << "    level:    recommended: the format leaves a choice here; this does not deny the "
            "certificate\n";
   if (result.listed)
     out << "    listed:   "
         << (result.listed_status ? std::string(to_string(*result.listed_status)) + ": " : "")
-        << one_line(result.listed_reason) << "\n";
+        << protocol::printable(result.listed_reason) << "\n";
   if (!result.adapter_stderr.empty()) {
     std::istringstream lines(result.adapter_stderr);
     out << "    adapter stderr:\n";
-    for (std::string line; std::getline(lines, line);) out << "      | " << one_line(line) << "\n";
+    for (std::string line; std::getline(lines, line);) out << "      | " << protocol::printable(line) << "\n";
   }
   out << "    replay:   " << replay_command(options, result) << "\n";
 }
@@ -405,13 +386,13 @@ std::optional<Session> start_adapter(const RunOptions& options, const Plan& plan
     std::string line = hello->name + " " + hello->version + " (protocol " +
                        std::to_string(hello->protocol) + ", ops";
     for (const auto& op : hello->ops) line += " " + op;
-    out << "adapter: " << one_line(bounded_message(line + ")", 1024)) << "\n";
+    out << "adapter: " << protocol::printable(bounded_message(line + ")", 1024)) << "\n";
   } else {
     session.hello_problem = bounded_message(session.hello_problem);
-    out << "adapter: no usable hello (" << one_line(session.hello_problem) << "); every op is tried\n";
+    out << "adapter: no usable hello (" << protocol::printable(session.hello_problem) << "); every op is tried\n";
   }
-  session.who = hello ? one_line(bounded_message(hello->name + " " + hello->version, 256))
-                      : one_line(options.adapter);
+  session.who = hello ? protocol::printable(bounded_message(hello->name + " " + hello->version, 256))
+                      : protocol::printable(options.adapter);
   if (session.other_protocol)
     err << "run: the adapter speaks protocol " << hello->protocol << "; this runner speaks protocol "
         << protocol::kProtocolVersion << " only: no case is sent\n";
@@ -531,7 +512,7 @@ Certificate certify(const Plan& plan, const Session& session, const std::vector<
                    kExitFailures};
   } else if (!session.hello) {
     // Even if every case passed after a restart: hello is part of the protocol.
-    certificate = {"NOT CONFORMANT: " + who + " failed its hello (" + one_line(session.hello_problem) +
+    certificate = {"NOT CONFORMANT: " + who + " failed its hello (" + protocol::printable(session.hello_problem) +
                        "); " + failures,
                    kExitFailures};
   } else if (nothing_checked) {

@@ -66,6 +66,13 @@ inline constexpr std::size_t kMaxObjectMembers = 64;
 // many bytes were cut; text within the limit comes back unchanged.
 std::string bounded_message(std::string_view text, std::size_t limit = kMaxMessageBytes);
 
+// Outside text made safe for one line of a console or a line-oriented file:
+// valid UTF-8 is kept; control characters (\n, \r, \t by name) and every byte
+// that is not part of valid UTF-8 are written as escapes (\xNN). A newline in a
+// hello name or a message then cannot start a line of its own (a forged
+// "CONFORMANT:" line, a new expected-failures entry), and the result is UTF-8.
+std::string printable(std::string_view text);
+
 // text as a JSON string literal (quotes, escapes), cut like bounded_message: how
 // a message quotes a value it was given.
 std::string quoted_excerpt(std::string_view text, std::size_t limit = kMaxExcerptBytes);

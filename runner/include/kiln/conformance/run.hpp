@@ -68,11 +68,6 @@ struct CaseResult {
   }
 };
 
-// Outside text on one line, for the console and the expected-failures list: a
-// newline or control character in a hello name or a message must not start a
-// line of its own (a forged "CONFORMANT:" line, a new list entry).
-std::string one_line(std::string_view text);
-
 // A glob (fnmatch, backslash escapes) that matches exactly this id.
 std::string id_glob(std::string_view id);
 
