@@ -701,12 +701,13 @@ Case case_node(const YAML::Node& root, const std::string& display_name) {
     c.rules.push_back(rule);
   }
   c.source = string_scalar(required(root, "source", "the case"), "source");
-  static const std::regex kSource("^(seed (000|001|002) kiln-v2-[a-z0-9-]+|brief|suite)$");
+  static const std::regex kSource(
+      "^(seed (000|001|002) kiln-v2-[a-z0-9-]+|brief|suite|family [a-z0-9]+(-[a-z0-9]+)*)$");
   if (c.source.size() > kLongestToken)
     invalid(root["source"], "source is " + std::to_string(c.source.size()) +
                                 " characters long, more than " + std::to_string(kLongestToken));
   if (!short_match(c.source, kSource))
-    invalid(root["source"], "source is 'seed NNN <case id>', 'brief' or 'suite'");
+    invalid(root["source"], "source is 'seed NNN <case id>', 'brief', 'suite' or 'family <name>'");
   const std::string level = string_scalar(required(root, "level", "the case"), "level");
   if (level == "required") c.level = Level::kRequired;
   else if (level == "recommended") c.level = Level::kRecommended;
@@ -1132,12 +1133,19 @@ std::vector<Operation> Case::derived_ops() const {
 std::variant<Case, CaseError> load_case_file(const std::filesystem::path& file,
                                              const std::string& display_name,
                                              const CaseSchema& schema, const std::string& topic) {
+  const FileText read = read_regular_file(file, kMaxCaseFileBytes);
+  if (!read.text) return CaseError{SourceMark{display_name, 0, 0}, read.problem};
+  return load_case_text(*read.text, display_name, schema, topic);
+}
+
+std::variant<Case, CaseError> load_case_text(const std::string& text,
+                                             const std::string& display_name,
+                                             const CaseSchema& schema, const std::string& topic) {
   auto error_at = [&](int line, int column, std::string message) {
     return CaseError{SourceMark{display_name, line, column}, std::move(message)};
   };
-  const FileText read = read_regular_file(file, kMaxCaseFileBytes);
-  if (!read.text) return error_at(0, 0, read.problem);
-  const std::string& text = *read.text;
+  if (text.size() > kMaxCaseFileBytes)
+    return error_at(0, 0, "larger than " + std::to_string(kMaxCaseFileBytes) + " bytes");
   try {
     try {
       BoundedScan scan;

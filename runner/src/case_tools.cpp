@@ -10,9 +10,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <ostream>
+#include <set>
 #include <sstream>
 
+#include "kiln/conformance/families.hpp"
 #include "kiln/conformance/materialize.hpp"
 #include "kiln/conformance/report.hpp"
 #include "kiln/conformance/sha256.hpp"
@@ -346,6 +349,176 @@ bool report_empty_set(const CaseSet& set, const std::filesystem::path& root, con
   return true;
 }
 
+// ---- sweep families (families.hpp) ----
+
+// The schema the cases under root are checked with, as load_case_set chooses it.
+std::variant<CaseSchema, CaseError> schema_for(const std::filesystem::path& root) {
+  const std::filesystem::path file = root / kCaseSchemaFile;
+  std::error_code error;
+  if (std::filesystem::symlink_status(file, error).type() != std::filesystem::file_type::not_found)
+    return CaseSchema::load(file, (root.filename() / kCaseSchemaFile).generic_string());
+  const auto& builtin = CaseSchema::builtin();
+  if (const auto* problem = std::get_if<CaseError>(&builtin)) return *problem;
+  return CaseSchema::parse(std::string(builtin_case_schema_text()), "the built-in case schema");
+}
+
+// Every *.yaml below root/sweep, as paths relative to root ("sweep/a/x.yaml").
+std::vector<std::string> sweep_files(const std::filesystem::path& root, std::string& problem) {
+  std::vector<std::string> files;
+  const std::filesystem::path folder = root / kSweepFolder;
+  std::error_code error;
+  if (!std::filesystem::exists(folder, error)) return files;
+  for (std::filesystem::recursive_directory_iterator it(folder, error), end; !error && it != end;
+       it.increment(error)) {
+    if (it->path().extension() == ".yaml")
+      files.push_back(it->path().lexically_relative(root).generic_string());
+  }
+  if (error) problem = (root.filename() / kSweepFolder).generic_string() + ": cannot read: " + error.message();
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+struct FamilyExpansion {
+  FamilySet set;
+  std::map<std::string, const FamilyMember*> by_path;  // relative to the cases root
+  std::string problem;                                 // the schema or the sweep folder
+};
+
+FamilyExpansion expand(const std::filesystem::path& root) {
+  FamilyExpansion result;
+  auto schema = schema_for(root);
+  if (auto* error = std::get_if<CaseError>(&schema)) {
+    result.problem = error->describe();
+    return result;
+  }
+  result.set = expand_families(root, std::get<CaseSchema>(schema));
+  for (const Family& family : result.set.families)
+    for (const FamilyMember& member : family.members) result.by_path[member.relative_path] = &member;
+  return result;
+}
+
+std::string display_path(const std::filesystem::path& root, const std::string& relative) {
+  return (root.filename() / relative).generic_string();
+}
+
+// Writes every family's members under root/sweep and removes the files there no
+// family generates any more; exit code as regen's.
+int regen_families(const std::filesystem::path& root, std::ostream& out, std::ostream& err) {
+  FamilyExpansion expansion = expand(root);
+  if (!expansion.problem.empty()) {
+    err << expansion.problem << "\nregen: nothing written\n";
+    return kExitUsage;
+  }
+  if (!expansion.set.errors.empty()) {
+    for (const auto& error : expansion.set.errors) err << error.describe() << "\n";
+    err << "regen: nothing written: " << expansion.set.errors.size()
+        << " problem(s) in the sweep families\n";
+    return kExitUsage;
+  }
+  std::string problem;
+  const std::vector<std::string> existing = sweep_files(root, problem);
+  if (!problem.empty()) {
+    err << problem << "\nregen: nothing written\n";
+    return kExitUsage;
+  }
+  // sweep/ is regen's own, but a file there that no family wrote is someone's
+  // work: refuse rather than delete it.
+  std::vector<std::string> stale;
+  for (const std::string& relative : existing) {
+    if (expansion.by_path.count(relative)) continue;
+    std::string text, error;
+    if (!read_whole_file(root / relative, text, error)) {
+      err << "regen: " << error << "\n";
+      return kExitUsage;
+    }
+    if (text.find("\nsource: family ") == std::string::npos) {
+      err << display_path(root, relative) << ": not written by a family, and " << kSweepFolder
+          << "/ is regen's own: move it to a topic folder\nregen: nothing written\n";
+      return kExitUsage;
+    }
+    stale.push_back(relative);
+  }
+  std::size_t written = 0, members = 0, unwritten = 0;
+  for (const Family& family : expansion.set.families) {
+    for (const FamilyMember& member : family.members) {
+      ++members;
+      const std::filesystem::path file = root / member.relative_path;
+      std::string before, error;
+      if (std::filesystem::exists(file) && read_whole_file(file, before, error) && before == member.text)
+        continue;
+      std::error_code made;
+      std::filesystem::create_directories(file.parent_path(), made);
+      if (made || !write_text_file(file, member.text, error)) {
+        err << "regen: " << (made ? file.string() + ": " + made.message() : error) << "\n";
+        ++unwritten;
+        continue;
+      }
+      ++written;
+    }
+  }
+  for (const std::string& relative : stale) {
+    std::error_code error;
+    if (!std::filesystem::remove(root / relative, error) || error) {
+      err << "regen: " << display_path(root, relative) << ": cannot remove: " << error.message() << "\n";
+      ++unwritten;
+      continue;
+    }
+    out << "removed " << display_path(root, relative) << " (no family generates it)\n";
+  }
+  if (!expansion.set.families.empty() || !stale.empty())
+    out << "families: " << expansion.set.families.size() << " families, " << members
+        << " cases, " << written << " file(s) written, " << stale.size() << " removed\n";
+  return unwritten ? kExitFailures : kExitOk;
+}
+
+// What check holds the sweep folder to: every member's file as its family
+// writes it, nothing else there, and no family case elsewhere. Each problem
+// is counted as a failing case.
+std::size_t check_families(const std::filesystem::path& root, const CaseSet& set, std::ostream& err) {
+  FamilyExpansion expansion = expand(root);
+  if (!expansion.problem.empty()) {
+    err << expansion.problem << "\n";
+    return 1;
+  }
+  std::size_t failing = expansion.set.errors.size();
+  for (const auto& error : expansion.set.errors) err << error.describe() << "\n";
+  std::string problem;
+  const std::vector<std::string> existing = sweep_files(root, problem);
+  if (!problem.empty()) {
+    err << problem << "\n";
+    ++failing;
+  }
+  const std::set<std::string> present(existing.begin(), existing.end());
+  for (const auto& [relative, member] : expansion.by_path) {
+    std::string text, error;
+    const std::string shown = display_path(root, relative);
+    if (!present.count(relative)) {
+      err << shown << ": " << member->id << ": missing: its family generates it; run `kiln-conformance cases regen`\n";
+      ++failing;
+    } else if (!read_whole_file(root / relative, text, error)) {
+      err << error << "\n";
+      ++failing;
+    } else if (text != member->text) {
+      err << shown << ": " << member->id << ": differs from what its family generates; run `kiln-conformance cases regen` (edit the family, not the file)\n";
+      ++failing;
+    }
+  }
+  for (const std::string& relative : existing)
+    if (!expansion.by_path.count(relative)) {
+      err << display_path(root, relative) << ": no family generates it, and " << kSweepFolder
+          << "/ holds only what families generate\n";
+      ++failing;
+    }
+  for (const Case& c : set.cases)
+    if (c.source.rfind("family ", 0) == 0 &&
+        !expansion.by_path.count(c.topic + "/" + c.id + ".yaml")) {
+      err << c.origin.file << ": " << c.id << ": source '" << c.source
+          << "', but no family generates this case here\n";
+      ++failing;
+    }
+  return failing;
+}
+
 }  // namespace
 
 std::span<const UnwaivableCheck> unwaivable_checks() noexcept {
@@ -359,6 +532,11 @@ std::span<const UnwaivableCheck> unwaivable_checks() noexcept {
        "the payload would be read outside the payload region"},
   };
   return kChecks;
+}
+
+BrokenRules rules_broken_by(std::span<const std::uint8_t> block) {
+  const Isolation found = isolate(block, {});
+  return BrokenRules{found.extra, found.first_extra, found.stop};
 }
 
 std::vector<Rule> broken_rules(const Case& test_case) {
@@ -630,6 +808,8 @@ bool report_load_errors(const CaseSet& set, std::ostream& err) {
 }
 
 int cases_regen(const std::filesystem::path& root, std::ostream& out, std::ostream& err) {
+  // The sweep families first, so that their files load below like any other.
+  if (const int code = regen_families(root, out, err); code != kExitOk) return code;
   const CaseSet set = load_case_set(root);
   if (!report_load_errors(set, err)) {
     err << "regen: nothing written: " << set.errors.size() << " case file(s) do not load\n";
@@ -739,8 +919,10 @@ int cases_check(const std::filesystem::path& root, std::ostream& out, std::ostre
     for (std::size_t i = 0; i < exempt[k].size(); ++i) out << (i ? ", " : " ") << exempt[k][i];
     out << "\n";
   }
-  out << (set.cases.size() - failing) << " passed, " << failing + set.errors.size()
-      << " failed\n";
+  const std::size_t family_failures = check_families(root, set, err);
+  out << (set.cases.size() - std::min(failing, set.cases.size())) << " passed, "
+      << failing + set.errors.size() + family_failures << " failed\n";
+  if (family_failures) failing += family_failures;
   if (!loaded) return kExitUsage;
   return failing == 0 ? kExitOk : kExitFailures;
 }
@@ -759,11 +941,13 @@ int cases_coverage(const std::filesystem::path& root, std::ostream& out, std::os
     const IsolationResult isolation = check_isolation(c, *c.block);
     isolated[i] = isolation.problems.empty() && (!isolation.exempt || isolation.restored);
   }
-  out << "rule                        breaking  alone  exercising  example\n";
+  // swept: cases of the sweep families (cases/families) that exercise the rule.
+  out << "rule                        breaking  alone  exercising  swept  example\n";
   for (const RuleInfo& rule : all_rules()) {
     std::size_t breaking = 0;
     std::size_t alone = 0;
     std::size_t exercising = 0;
+    std::size_t swept = 0;
     std::string example;
     for (std::size_t i = 0; i < set.cases.size(); ++i) {
       const Case& c = set.cases[i];
@@ -772,14 +956,38 @@ int cases_coverage(const std::filesystem::path& root, std::ostream& out, std::os
         ++breaking;
         alone += isolated[i];
       }
-      for (Rule r : c.rules) exercising += r == rule.rule;
+      const bool exercises = std::find(c.rules.begin(), c.rules.end(), rule.rule) != c.rules.end();
+      exercising += exercises;
+      swept += exercises && c.source.rfind("family ", 0) == 0;
     }
-    char line[160];
-    std::snprintf(line, sizeof line, "%-27s %9zu %6zu %11zu  %s\n", std::string(rule.id).c_str(),
-                  breaking, alone, exercising,
+    char line[200];
+    std::snprintf(line, sizeof line, "%-27s %9zu %6zu %11zu %6zu  %s\n",
+                  std::string(rule.id).c_str(), breaking, alone, exercising, swept,
                   breaking ? example.c_str() : "NO CASE BREAKS THIS RULE");
     out << line;
     uncovered += breaking == 0;
+  }
+  // The sweep families: what each generates, by outcome and by rule.
+  std::map<std::string, std::vector<const Case*>> by_family;
+  for (const Case& c : set.cases)
+    if (c.source.rfind("family ", 0) == 0) by_family[c.source.substr(7)].push_back(&c);
+  if (!by_family.empty()) {
+    out << "\nfamily                          cases  accept  reject  rules broken\n";
+    for (const auto& [family, members] : by_family) {
+      std::map<std::string_view, std::size_t> rules;
+      std::size_t accepted = 0;
+      for (const Case* c : members) {
+        if (c->expect.accept) ++accepted;
+        else ++rules[rule_info(*c->expect.rule).id];
+      }
+      std::string broken;
+      for (const auto& [id, count] : rules)
+        broken += (broken.empty() ? "" : ", ") + std::string(id) + " " + std::to_string(count);
+      char line[120];
+      std::snprintf(line, sizeof line, "%-30s %6zu %7zu %7zu  ", family.c_str(), members.size(),
+                    accepted, members.size() - accepted);
+      out << line << (broken.empty() ? "-" : broken) << "\n";
+    }
   }
   out << set.cases.size() << " cases, " << all_rules().size() << " rules, " << uncovered
       << " rule(s) without a breaking case\n";

@@ -68,6 +68,10 @@ int main(int argc, char** argv) {
   run->add_option("--json", run_options.json_report, "Write the JSON report to FILE");
   run->add_option("--junit", run_options.junit_report, "Write a JUnit XML report to FILE");
   run->add_option("--markdown", run_options.markdown_report, "Write a Markdown summary to FILE");
+  run->add_option("--max-failures", run_options.max_failures,
+                  "Stop after N results that fail the run (0: never); the rest are not run")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
   run->add_flag("--verbose", run_options.verbose, "Print every result, not only unexpected ones");
   run->add_flag("--no-progress", run_options.quiet_progress, "Do not print progress lines");
 

@@ -450,11 +450,18 @@ std::vector<CaseResult> run_cases(const RunOptions& options, Plan& plan, Session
   std::vector<CaseResult> results;
   if (session.other_protocol) return results;
   results.reserve(plan.planned);
+  std::size_t failing = 0;
   for (const Case* c : plan.chosen) {
     for (Operation op : c->derived_ops()) {
       if (!plan.wanted(op)) continue;
+      if (options.max_failures && failing >= options.max_failures) {
+        out << "stopped after " << failing << " failing result(s) (--max-failures): "
+            << plan.planned - results.size() << " of " << plan.planned << " not run\n";
+        return results;
+      }
       CaseResult result = run_one_case(*c, op, session);
       plan.expected.record(result);
+      failing += result.unexpected();
       if (options.verbose || result.unexpected() || result.recommended_failure())
         print_result(out, options, result);
       if (!options.quiet_progress && (results.size() + 1) % 100 == 0)

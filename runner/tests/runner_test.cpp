@@ -278,6 +278,17 @@ TEST_F(RunnerTest, ARejectEverythingAdapterFailsAllButTheFrameRejectCase) {
   EXPECT_EQ(to_string(status_of(summary, "kiln-v2-high-nibble", Operation::kDecode)), "FAIL");
 }
 
+TEST_F(RunnerTest, MaxFailuresStopsTheRunAndDeniesTheCertificate) {
+  options_.max_failures = 2;
+  const auto summary = run(fake_adapter("--reject-everything"));
+  EXPECT_EQ(summary.exit_code, kExitFailures);
+  EXPECT_EQ(summary.totals.failed, 2u);
+  EXPECT_LT(summary.results.size(), kResultCount);
+  EXPECT_NE(out_.find("stopped after 2 failing result(s) (--max-failures)"), std::string::npos)
+      << out_;
+  EXPECT_EQ(summary.certificate.rfind("NOT CONFORMANT", 0), 0u) << summary.certificate;
+}
+
 // ---- levels: required and recommended cases ----
 
 // cases/README.md: `recommended` is where the format leaves a choice. The seed

@@ -71,6 +71,13 @@ std::variant<Case, CaseError> load_case_file(const std::filesystem::path& file,
                                              const CaseSchema& schema,
                                              const std::string& topic = "");
 
+// The same for a case held in memory (a sweep family's member before regen
+// writes it): text is what the file would hold.
+std::variant<Case, CaseError> load_case_text(const std::string& text,
+                                             const std::string& display_name,
+                                             const CaseSchema& schema,
+                                             const std::string& topic = "");
+
 struct CaseSet {
   std::vector<Case> cases;  // sorted by id
   std::vector<CaseError> errors;

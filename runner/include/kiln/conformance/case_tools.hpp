@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kiln/conformance/case_loader.hpp"
+#include "kiln/error.hpp"
 
 namespace kiln::conformance {
 
@@ -74,6 +75,17 @@ struct IsolationResult {
 // before it are still held, and a case cut by truncate faults is checked again
 // with them left out.
 IsolationResult check_isolation(const Case& test_case, std::span<const std::uint8_t> block);
+
+// Every rule a block breaks, found as isolation finds them: the reference's
+// first rule, then with that one waived the next, and so on. Empty when the
+// reference accepts the block; stop is the unwaivable check the last read ended
+// at, if it did.
+struct BrokenRules {
+  std::vector<Rule> rules;
+  std::optional<Error> first;  // the reference's strict report (rules[0])
+  std::optional<Error> stop;
+};
+BrokenRules rules_broken_by(std::span<const std::uint8_t> block);
 
 // Each subcommand exits 2 on a folder without case files: nothing was checked.
 // regen replaces each changed file through a temporary file and a rename.

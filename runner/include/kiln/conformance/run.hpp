@@ -84,6 +84,9 @@ struct RunOptions {
   std::optional<std::filesystem::path> json_report;
   std::optional<std::filesystem::path> junit_report;
   std::optional<std::filesystem::path> markdown_report;
+  // Stop once this many results fail the run (the rest are not run, so the
+  // certificate is denied); 0: run everything.
+  std::size_t max_failures = 0;
   bool verbose = false;  // print every result, not just unexpected ones
   bool quiet_progress = false;
   std::string program = "kiln-conformance";  // for replay commands
