@@ -586,6 +586,19 @@ IsolationResult check_isolation(const Case& test_case, std::span<const std::uint
     const bool cut_first = !decoded && decoded.error().rule == Rule::kFrameTruncated;
     if (whole && cut_first && rule != Rule::kFrameTruncated)
       decoded = decode(*whole, DecodeOptions{others});
+    // A check-order case whose faults make a listed bound (an unwaivable check)
+    // run past: the other listed rules sit in its description, so they are
+    // checked in the description's own block, faults left out.
+    if (!decoded && decoded.error().rule != rule && listed(broken, decoded.error().rule) &&
+        find_unwaivable(decoded.error().rule) && !test_case.faults.empty()) {
+      Case described = test_case;
+      described.faults.clear();
+      auto made = materialize(described);
+      if (auto* clean = std::get_if<Materialized>(&made); clean && clean->block) {
+        auto again = decode(*clean->block, DecodeOptions{others});
+        if (!again && again.error().rule == rule) continue;
+      }
+    }
     const std::string what = (rule == *test_case.expect.rule ? "isolation: expect.rule is "
                                                              : "isolation: also_breaks lists ") +
                              std::string(rule_info(rule).id);

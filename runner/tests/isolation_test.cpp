@@ -280,6 +280,26 @@ TEST(Isolation, AnExemptCaseStillFailsOnARuleCheckedBeforeTheBound) {
       << padded.err;
 }
 
+// Check order: a TYPE defect in the description, and faults that make a payload
+// run past payload_length (a bound, never waived). The TYPE rule is checked in
+// the description's own block; listed but absent there, it fails.
+TEST(Isolation, ABoundMadeByFaultsLetsAlsoBreaksBeCheckedInTheDescription) {
+  ScratchDir scratch;
+  const std::string runs_past = "  - {set: \"tensor[0].byte_length\", value: 66}\n";
+  const Check check = check_cases(
+      scratch.path(),
+      {{"kiln-v2-nibble-then-runs-past", "[FRAME-PAYLOAD-LENGTH, TYPE-HIGH-NIBBLE]",
+        "FRAME-PAYLOAD-LENGTH", kHighNibble, runs_past, "[TYPE-HIGH-NIBBLE]"},
+       {"kiln-v2-no-nibble-then-runs-past", "[FRAME-PAYLOAD-LENGTH, TYPE-HIGH-NIBBLE]",
+        "FRAME-PAYLOAD-LENGTH", "", runs_past, "[TYPE-HIGH-NIBBLE]"}});
+  EXPECT_EQ(check.code, kExitFailures);
+  EXPECT_EQ(check.err.find("kiln-v2-nibble-then-runs-past:"), std::string::npos) << check.err;
+  EXPECT_NE(check.err.find("kiln-v2-no-nibble-then-runs-past: isolation: also_breaks lists "
+                           "TYPE-HIGH-NIBBLE, which cannot be checked"),
+            std::string::npos)
+      << check.err;
+}
+
 TEST(Isolation, EveryCheckTheDecoderNeverWaivesIsAnExemption) {
   std::set<Rule> exempt;
   for (const UnwaivableCheck& check : unwaivable_checks()) exempt.insert(check.rule);
