@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "description_tools.hpp"
+#include "kiln/mutate/description_tools.hpp"
 #include "kiln/dtype.hpp"
 #include "oracles.hpp"
 
 namespace {
 
 using kiln::TensorDescription;
-namespace fz = kiln::fuzz;
+namespace fz = kiln::mutate;
 
 constexpr std::size_t kMaxTensors = 6;
 constexpr std::size_t kMaxRank = 6;

@@ -9,10 +9,11 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: kiln-mutant-adapter --mutant NAME | --control | --list | --help\n"
+    "usage: kiln-mutant-adapter --mutant NAME | --control | --list | --list-fuzz-only | --help\n"
     "\n"
     "Answers Kiln adapter protocol 1 on stdin/stdout as the reference library with\n"
-    "exactly one bug, the mutant NAME (--list prints them all). --control serves the\n"
+    "exactly one bug, the mutant NAME (--list prints the catalogue, --list-fuzz-only\n"
+    "the bugs only a fuzzer finds). --control serves the\n"
     "reference through the same pipeline with no bug. An unknown name exits 2.\n";
 
 int usage_error(std::string_view problem) {
@@ -33,6 +34,11 @@ int main(int argc, char** argv) {
     }
     if (argument == "--list") {
       for (const Mutant& m : kiln::mutants::catalogue())
+        std::cout << m.name << "  [" << m.family << "] " << m.description << "\n";
+      return 0;
+    }
+    if (argument == "--list-fuzz-only") {
+      for (const Mutant& m : kiln::mutants::fuzz_only_mutants())
         std::cout << m.name << "  [" << m.family << "] " << m.description << "\n";
       return 0;
     }

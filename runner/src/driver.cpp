@@ -307,4 +307,17 @@ std::unique_ptr<Driver> make_process_driver(ProcessOptions options) {
   return std::make_unique<ProcessDriver>(std::move(options));
 }
 
+std::unique_ptr<Driver> make_driver(const std::string& adapter, ProcessOptions process,
+                                    std::string& error) {
+  if (adapter.rfind("builtin:", 0) == 0) {
+    if (adapter != "builtin:reference") {
+      error = "unknown builtin adapter '" + adapter + "' (builtin:reference is the one)";
+      return nullptr;
+    }
+    return make_in_process_driver(std::make_unique<protocol::ReferenceAdapter>());
+  }
+  process.command = adapter;
+  return make_process_driver(std::move(process));
+}
+
 }  // namespace kiln::conformance

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "kiln/conformance/case_text.hpp"
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/materialize.hpp"
 #include "kiln/decode.hpp"
@@ -155,31 +156,6 @@ struct Draft {
   std::vector<Rule> exercises;  // further rules the case sits on
 };
 
-std::string yaml_quoted(std::string_view text) {
-  std::string out = "\"";
-  for (char ch : text) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    out += ch;
-  }
-  return out + "\"";
-}
-
-bool plain_ascii(std::string_view bytes) {
-  return std::all_of(bytes.begin(), bytes.end(), [](char ch) {
-    return ch >= 0x20 && ch <= 0x7e && ch != '"' && ch != '\\';
-  });
-}
-
-std::string hex_of(std::string_view bytes) {
-  return to_hex(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
-}
-
-// A name (or layout) as the case file spells it: readable where it can be.
-std::string name_key(const char* key, std::string_view bytes) {
-  if (plain_ascii(bytes)) return std::string(key) + ": " + yaml_quoted(bytes);
-  return std::string(key) + "_hex: " + yaml_quoted(hex_of(bytes));
-}
-
 struct TensorSpec {
   std::string name;
   std::string dtype = "u8";
@@ -197,8 +173,8 @@ TensorSpec spec(std::string name, std::string dtype = "u8", std::string shape = 
 }
 
 std::string tensor_text(const TensorSpec& t) {
-  std::string text = "{" + name_key("name", t.name) + ", dtype: " + t.dtype + ", shape: " + t.shape;
-  if (t.layout) text += ", " + name_key("layout", *t.layout);
+  std::string text = "{" + text_key("name", t.name) + ", dtype: " + t.dtype + ", shape: " + t.shape;
+  if (t.layout) text += ", " + text_key("layout", *t.layout);
   if (t.block_size) text += ", block_size: " + std::to_string(t.block_size);
   return text + ", payload: " + yaml_quoted(hex_of(t.payload)) + "}";
 }

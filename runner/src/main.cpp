@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/fuzz.hpp"
 #include "kiln/conformance/run.hpp"
 
 #ifndef KILN_DEFAULT_CASES_DIR
@@ -75,6 +76,36 @@ int main(int argc, char** argv) {
   run->add_flag("--verbose", run_options.verbose, "Print every result, not only unexpected ones");
   run->add_flag("--no-progress", run_options.quiet_progress, "Do not print progress lines");
 
+  kc::FuzzOptions fuzz_options;
+  fuzz_options.cases_dir = KILN_DEFAULT_CASES_DIR;
+  fuzz_options.program = argv[0];
+  std::vector<std::string> fuzz_ops;
+  auto* fuzz = app.add_subcommand(
+      "fuzz", "Differential fuzzing: mutated case blocks and descriptions through an adapter and "
+              "the reference; each disagreement minimized and written as a case");
+  fuzz->add_option("--adapter", fuzz_options.adapter, "Adapter command, or builtin:reference")
+      ->required();
+  fuzz->add_option("--cases", fuzz_options.cases_dir, "Directory of case files: the seeds")
+      ->capture_default_str();
+  fuzz->add_option("--profile", fuzz_options.profile, "Format profile of the inputs")
+      ->capture_default_str();
+  auto* fuzz_seconds = fuzz->add_option("--seconds", fuzz_options.seconds,
+                                        "Stop after N seconds (default 60 without --runs)")
+                           ->check(CLI::PositiveNumber);
+  fuzz->add_option("--runs", fuzz_options.runs, "Stop after N inputs (reproducible with --seed)")
+      ->check(CLI::PositiveNumber)
+      ->excludes(fuzz_seconds);
+  fuzz->add_option("--seed", fuzz_options.seed, "Random seed")->capture_default_str();
+  fuzz->add_option("--ops", fuzz_ops, "Operations to fuzz: decode, encode (default both)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"decode", "encode"}));
+  fuzz->add_option("--out", fuzz_options.out_dir, "Directory the findings' cases are written to")
+      ->capture_default_str();
+  fuzz->add_option("--timeout-ms", fuzz_options.timeout_ms, "Per-request timeout: longer is a hang")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600000));
+  fuzz->add_flag("--no-progress", fuzz_options.quiet_progress, "Do not print progress lines");
+
   // `--cases DIR` may follow the action too: `cases check --cases DIR`.
   for (auto* action : {check, regen, coverage, exporter}) action->fallthrough();
 
@@ -92,6 +123,14 @@ int main(int argc, char** argv) {
         run_options.ops.push_back(op == "decode" ? kc::Operation::kDecode : kc::Operation::kEncode);
     }
     return kc::run_suite(run_options, std::cout, std::cerr).exit_code;
+  }
+  if (*fuzz) {
+    if (!fuzz_ops.empty()) {
+      fuzz_options.ops.clear();
+      for (const auto& op : fuzz_ops)
+        fuzz_options.ops.push_back(op == "decode" ? kc::Operation::kDecode : kc::Operation::kEncode);
+    }
+    return kc::run_fuzz(fuzz_options, std::cout, std::cerr).exit_code;
   }
   if (*check) return kc::cases_check(cases_dir, std::cout, std::cerr);
   if (*regen) return kc::cases_regen(cases_dir, std::cout, std::cerr);

@@ -256,19 +256,11 @@ std::string utc_now() {
 
 std::unique_ptr<Driver> make_driver(const RunOptions& options, std::size_t largest_block,
                                     std::string& error) {
-  if (options.adapter.rfind("builtin:", 0) == 0) {
-    if (options.adapter != "builtin:reference") {
-      error = "unknown builtin adapter '" + options.adapter + "' (builtin:reference is the one)";
-      return nullptr;
-    }
-    return make_in_process_driver(std::make_unique<protocol::ReferenceAdapter>());
-  }
   ProcessOptions process;
-  process.command = options.adapter;
   process.one_shot = options.one_shot;
   process.timeout = std::chrono::milliseconds(options.timeout_ms);
   process.max_reply_bytes = protocol::max_reply_line_bytes(largest_block);
-  return make_process_driver(process);
+  return conformance::make_driver(options.adapter, process, error);
 }
 
 std::string topic_of(const Case& c) {

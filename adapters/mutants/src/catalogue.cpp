@@ -89,8 +89,9 @@ const std::vector<Mutant>& catalogue() {
 }
 
 const Mutant* find_mutant(std::string_view name) {
-  for (const Mutant& mutant : catalogue())
-    if (mutant.name == name) return &mutant;
+  for (const auto* list : {&catalogue(), &fuzz_only_mutants()})
+    for (const Mutant& mutant : *list)
+      if (mutant.name == name) return &mutant;
   return nullptr;
 }
 

@@ -73,6 +73,12 @@ inline constexpr std::array kFamilies{
 // The family of control() alone: not a bug, so not in kFamilies.
 inline constexpr std::string_view kFamilyControl = "control";
 
+// Bugs that no golden case catches, only a rare combination of content: the
+// targets of `kiln-conformance fuzz` (src/fuzz_only.cpp). Not in kFamilies nor
+// in catalogue(), so the kill test leaves them out; tests/fuzz_only_test.cpp
+// holds them to passing every case and to being found by the fuzzer.
+inline constexpr std::string_view kFamilyFuzzOnly = "fuzz-only";
+
 struct Mutant {
   std::string_view name;
   std::string_view family;  // one of kFamilies (kFamilyControl for control())
@@ -102,6 +108,9 @@ struct Mutant {
 // Every mutant, in catalogue order: family by family, in the order of kFamilies.
 // Names are unique.
 const std::vector<Mutant>& catalogue();
+// The fuzz-only family, in its own list.
+const std::vector<Mutant>& fuzz_only_mutants();
+// A mutant of catalogue() or of fuzz_only_mutants() by name.
 const Mutant* find_mutant(std::string_view name);
 
 // The reference through the same pipeline with no hook set: the control that

@@ -40,4 +40,10 @@ struct ProcessOptions {
 std::unique_ptr<Driver> make_in_process_driver(std::unique_ptr<protocol::Adapter> adapter);
 std::unique_ptr<Driver> make_process_driver(ProcessOptions options);
 
+// The driver an --adapter argument names: builtin:reference in process, any
+// other text a command run with process (its command set to adapter).
+// nullptr, with error set, for an unknown builtin.
+std::unique_ptr<Driver> make_driver(const std::string& adapter, ProcessOptions process,
+                                    std::string& error);
+
 }  // namespace kiln::conformance

@@ -1,5 +1,5 @@
-// Values and helpers that the description-building targets (fuzz_roundtrip and
-// fuzz_structure's mutator) share, so both aim at the same edges.
+// Values and helpers that every description builder shares (fuzz_roundtrip,
+// the structure mutator of mutate.hpp), so all aim at the same edges.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 
 #include "kiln/description.hpp"
 
-namespace kiln::fuzz {
+namespace kiln::mutate {
 
 // Every closed code of the table plus the edges of each code range.
 std::span<const std::uint16_t> interesting_dtype_codes();
@@ -25,4 +25,4 @@ std::span<const std::string_view> interesting_layout_names();
 // (one block), nullopt when no length fits (an overflowing shape, a bad code).
 std::optional<std::uint64_t> fitting_payload_length(const TensorDescription& tensor);
 
-}  // namespace kiln::fuzz
+}  // namespace kiln::mutate

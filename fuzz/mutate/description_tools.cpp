@@ -1,4 +1,4 @@
-#include "description_tools.hpp"
+#include "kiln/mutate/description_tools.hpp"
 
 #include <array>
 #include <limits>
@@ -6,7 +6,7 @@
 #include "kiln/decode.hpp"
 #include "kiln/dtype.hpp"
 
-namespace kiln::fuzz {
+namespace kiln::mutate {
 namespace {
 
 constexpr std::size_t kEdgeCodes = 8;
@@ -56,4 +56,4 @@ std::optional<std::uint64_t> fitting_payload_length(const TensorDescription& ten
   return length;
 }
 
-}  // namespace kiln::fuzz
+}  // namespace kiln::mutate

@@ -1,0 +1,257 @@
+// The fuzz-only family: bugs that only a rare combination shows (a dtype pair
+// side by side, a rank with a zero dimension and an odd name, the 5th tensor of
+// one dtype, two long names that differ in their last byte). Every golden case
+// lets them through; `kiln-conformance fuzz` must find each
+// (tests/fuzz_only_test.cpp). Each is the reference with one rule waived (or
+// one value post-processed) and the implementer's own check in its place, which
+// is right except in the combination.
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "catalogue_parts.hpp"
+#include "kiln/dtype.hpp"
+#include "kiln/endian.hpp"
+#include "kiln/utf8.hpp"
+
+namespace kiln::mutants {
+namespace {
+
+using parts::Check;
+using parts::reject;
+
+std::uint16_t code_of(std::string_view dtype) { return find_dtype(dtype)->code; }
+
+bool is_packed(std::uint16_t code) {
+  const DtypeInfo* info = find_dtype(code);
+  return info && info->packing == Packing::kNibble;
+}
+
+bool is_opaque(std::uint16_t code) { return classify_code(code) == CodeClass::kOpaque; }
+
+// The reference's high-nibble rule for one tensor (n odd, last byte's high nibble 0).
+bool high_nibble_set(const TensorView& tensor) {
+  const auto shape = tensor.shape();
+  const auto count = element_count(shape);
+  return is_packed(tensor.dtype) && count && *count % 2 == 1 && !tensor.payload.empty() &&
+         (tensor.payload.back() & 0xF0) != 0;
+}
+
+// The reference's byte-length rule for a closed dtype; true when the length is wrong.
+bool wrong_byte_length(const TensorView& tensor) {
+  const DtypeInfo* info = find_dtype(tensor.dtype);
+  const auto shape = tensor.shape();
+  const auto count = element_count(shape);
+  if (!info || !count) return false;  // other rules judge these
+  std::uint64_t want = 0;
+  if (info->packing == Packing::kNibble) want = *count / 2 + *count % 2;
+  else if (__builtin_mul_overflow(*count, std::uint64_t{info->width}, &want)) return true;
+  return tensor.payload.size() != want;
+}
+
+Mutant nibble_after_opaque() {
+  Mutant m = parts::missing(
+      "fuzz-nibble-after-opaque", kFamilyFuzzOnly,
+      "high nibble unchecked in a packed tensor from the 3rd on when an opaque tensor precedes it",
+      Rule::kTypeHighNibble);
+  m.extra_type_check = [](const BlockView& view, ByteSpan) -> Check {
+    bool opaque_before = false;
+    for (std::size_t i = 0; i < view.tensors.size(); ++i) {
+      const auto& tensor = view.tensors[i];
+      if (!(opaque_before && i >= 2) && high_nibble_set(tensor))
+        return reject(Rule::kTypeHighNibble, "high nibble of the last byte set");
+      opaque_before = opaque_before || is_opaque(tensor.dtype);
+    }
+    return std::nullopt;
+  };
+  return m;
+}
+
+Mutant high_rank_empty_length() {
+  Mutant m = parts::missing(
+      "fuzz-rank5-empty-odd-name", kFamilyFuzzOnly,
+      "byte_length unchecked for an empty tensor (a 0 dimension) of rank 5 or more whose name "
+      "has an odd length",
+      Rule::kTypeByteLength);
+  m.extra_type_check = [](const BlockView& view, ByteSpan) -> Check {
+    for (const auto& tensor : view.tensors) {
+      const auto shape = tensor.shape();
+      const bool empty = std::find(shape.begin(), shape.end(), 0u) != shape.end();
+      if (tensor.rank >= 5 && empty && tensor.name.size() % 2 == 1) continue;
+      if (wrong_byte_length(tensor)) return reject(Rule::kTypeByteLength, "byte_length is wrong");
+    }
+    return std::nullopt;
+  };
+  return m;
+}
+
+Mutant long_name_last_byte() {
+  Mutant m = parts::make(
+      "fuzz-long-names-last-byte", kFamilyFuzzOnly,
+      "two names of one length above 40 bytes that differ only in their last byte are taken for "
+      "duplicates when their dtypes differ (a name index that drops the last byte of long names, "
+      "rechecked exactly only within one dtype)");
+  m.extra_frame_check = [](const BlockView& view, ByteSpan) -> Check {
+    for (std::size_t j = 0; j < view.tensors.size(); ++j)
+      for (std::size_t i = 0; i < j; ++i) {
+        const auto a = view.tensors[i].name, b = view.tensors[j].name;
+        if (view.tensors[i].dtype != view.tensors[j].dtype && a.size() == b.size() && a.size() > 40 &&
+            a.substr(0, a.size() - 1) == b.substr(0, b.size() - 1))
+          return reject(Rule::kFrameNameUnique, "duplicate tensor name");
+      }
+    return std::nullopt;
+  };
+  return m;
+}
+
+Mutant late_bf16_name_utf8() {
+  Mutant m = parts::missing(
+      "fuzz-late-bf16-name-utf8", kFamilyFuzzOnly,
+      "name UTF-8 unchecked for bf16 tensors from the 5th on (a fixed table of 4 validated "
+      "entries, refilled for other dtypes only)",
+      Rule::kFrameNameUtf8);
+  m.extra_frame_check = [](const BlockView& view, ByteSpan) -> Check {
+    for (std::size_t i = 0; i < view.tensors.size(); ++i) {
+      const auto& tensor = view.tensors[i];
+      if (i >= 4 && tensor.dtype == code_of("bf16")) continue;
+      if (!is_valid_utf8(tensor.name)) return reject(Rule::kFrameNameUtf8, "name is not UTF-8");
+    }
+    return std::nullopt;
+  };
+  return m;
+}
+
+Mutant u4_after_byte_dtype() {
+  Mutant m = parts::make(
+      "fuzz-u4-after-byte-dtype", kFamilyFuzzOnly,
+      "a u4 tensor right after one of a 1-byte dtype (bool, i8, u8, f8, e8m0) is read with its "
+      "nibbles swapped (the byte unpacker's order left in place)");
+  m.alter_accepted = [](BlockDescription& tensors, ByteSpan) {
+    for (std::size_t i = 1; i < tensors.tensors.size(); ++i) {
+      const DtypeInfo* previous = find_dtype(tensors.tensors[i - 1].dtype);
+      if (tensors.tensors[i].dtype != code_of("u4") || !previous ||
+          previous->packing != Packing::kWhole || previous->width != 1)
+        continue;
+      for (auto& byte : tensors.tensors[i].payload)
+        byte = static_cast<std::uint8_t>((byte << 4) | (byte >> 4));
+    }
+  };
+  return m;
+}
+
+Mutant wide_running_product() {
+  Mutant m = parts::make(
+      "fuzz-wide-running-product", kFamilyFuzzOnly,
+      "an i64 or u64 tensor of rank 3 or more whose running product times 8 overflows before a "
+      "later 0 dimension is rejected as an overflow (the integer path checks the product step by "
+      "step, in bytes)");
+  m.extra_type_check = [](const BlockView& view, ByteSpan) -> Check {
+    for (const auto& tensor : view.tensors) {
+      const DtypeInfo* info = find_dtype(tensor.dtype);
+      if (tensor.dtype != code_of("i64") && tensor.dtype != code_of("u64")) continue;
+      if (!info || tensor.rank < 3) continue;
+      std::uint64_t bytes = 8;
+      for (std::size_t axis = 0; axis < tensor.rank; ++axis) {
+        if (__builtin_mul_overflow(bytes, tensor.dimension(axis), &bytes))
+          return reject(Rule::kTypeShapeOverflow, "the shape product overflows");
+        if (bytes == 0) break;
+      }
+    }
+    return std::nullopt;
+  };
+  return m;
+}
+
+Mutant opaque_block_size_16() {
+  Mutant m = parts::missing(
+      "fuzz-opaque-long-layout-block-16", kFamilyFuzzOnly,
+      "byte_length checked against the low 16 bits of block_size (0: any length) for opaque "
+      "tensors whose layout name has 4 bytes or more (a packed layout key)",
+      Rule::kTypeOpaqueMultiple);
+  m.extra_type_check = [](const BlockView& view, ByteSpan) -> Check {
+    for (const auto& tensor : view.tensors) {
+      if (!is_opaque(tensor.dtype) || tensor.block_size == 0) continue;
+      const std::uint64_t block =
+          tensor.layout.size() >= 4 ? (tensor.block_size & 0xFFFFu) : tensor.block_size;
+      if (block != 0 && tensor.payload.size() % block != 0)
+        return reject(Rule::kTypeOpaqueMultiple, "byte_length is not a multiple of block_size");
+    }
+    return std::nullopt;
+  };
+  return m;
+}
+
+Mutant f16_subnormals_high_rank() {
+  Mutant m = parts::make(
+      "fuzz-f16-flush-not-vector", kFamilyFuzzOnly,
+      "f16 subnormals flushed to zero in tensors of any rank but 1 (scalars and matrices take "
+      "the batched conversion path)");
+  m.alter_accepted = [](BlockDescription& tensors, ByteSpan) {
+    for (auto& tensor : tensors.tensors) {
+      if (tensor.dtype != code_of("f16") || tensor.shape.size() == 1) continue;
+      for (std::size_t at = 0; at + 2 <= tensor.payload.size(); at += 2) {
+        const std::uint16_t bits = load_u16(tensor.payload.data() + at);
+        if ((bits & 0x7C00) == 0 && (bits & 0x03FF) != 0)
+          store_le(tensor.payload.data() + at, 2, bits & 0x8000u);
+      }
+    }
+  };
+  return m;
+}
+
+Mutant layout_utf8_cached_by_block_size() {
+  Mutant m = parts::missing(
+      "fuzz-layout-utf8-cached", kFamilyFuzzOnly,
+      "an opaque layout name's UTF-8 checked once per block size: a later opaque tensor with the "
+      "block size of an earlier one is not checked",
+      Rule::kTypeOpaqueLayoutUtf8);
+  m.extra_type_check = [](const BlockView& view, ByteSpan) -> Check {
+    std::set<std::uint32_t> checked;
+    for (const auto& tensor : view.tensors) {
+      if (!is_opaque(tensor.dtype) || !checked.insert(tensor.block_size).second) continue;
+      if (!is_valid_utf8(tensor.layout))
+        return reject(Rule::kTypeOpaqueLayoutUtf8, "layout name is not UTF-8");
+    }
+    return std::nullopt;
+  };
+  return m;
+}
+
+Mutant duplicate_names_window() {
+  Mutant m = parts::missing(
+      "fuzz-names-window-8", kFamilyFuzzOnly,
+      "with more than 8 tensors, a name is compared with every earlier name of its dtype but "
+      "with other dtypes' names only within the 8 before it, so far-apart duplicates of "
+      "different dtypes pass",
+      Rule::kFrameNameUnique);
+  m.extra_frame_check = [](const BlockView& view, ByteSpan) -> Check {
+    const std::size_t window = view.tensors.size() > 8 ? 8 : view.tensors.size();
+    for (std::size_t j = 0; j < view.tensors.size(); ++j)
+      for (std::size_t i = 0; i < j; ++i)
+        if ((i + window >= j || view.tensors[i].dtype == view.tensors[j].dtype) &&
+            view.tensors[i].name == view.tensors[j].name)
+          return reject(Rule::kFrameNameUnique, "duplicate tensor name");
+    return std::nullopt;
+  };
+  return m;
+}
+
+std::vector<Mutant> build_fuzz_only() {
+  std::vector<Mutant> all;
+  for (auto make : {nibble_after_opaque, high_rank_empty_length,
+                    long_name_last_byte, late_bf16_name_utf8, u4_after_byte_dtype, wide_running_product,
+                    opaque_block_size_16, f16_subnormals_high_rank,
+                    layout_utf8_cached_by_block_size, duplicate_names_window})
+    all.push_back(make());
+  return all;
+}
+
+}  // namespace
+
+const std::vector<Mutant>& fuzz_only_mutants() {
+  static const std::vector<Mutant> all = build_fuzz_only();
+  return all;
+}
+
+}  // namespace kiln::mutants

@@ -1,0 +1,124 @@
+// The fuzz-only mutants (kFamilyFuzzOnly): every golden case lets each through,
+// and `kiln-conformance fuzz` finds each within a fixed budget and writes a case
+// that kills it under `run` (and that the control passes, so the case is right).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/fuzz.hpp"
+#include "kiln/conformance/run.hpp"
+#include "kiln/mutants.hpp"
+
+namespace kiln::mutants {
+namespace {
+
+namespace fs = std::filesystem;
+
+const conformance::CaseSet& case_set() {
+  static const conformance::CaseSet set = conformance::load_case_set(KILN_CASES_DIR);
+  return set;
+}
+
+std::string command_for(const std::string& arguments) {
+  return std::string("'") + KILN_MUTANT_ADAPTER + "' " + arguments;
+}
+
+conformance::RunSummary run_cases(const fs::path& cases, const conformance::CaseSet& set,
+                                  const std::string& arguments) {
+  conformance::RunOptions options;
+  options.cases_dir = cases;
+  options.adapter = command_for(arguments);
+  options.quiet_progress = true;
+  std::ostringstream out, err;
+  return conformance::run_suite(options, set, out, err);
+}
+
+// The budget each mutant is found within: fixed runs and seed, so a run is
+// reproducible (same seed, same runs, same findings). The golden cases are the
+// fuzzer's seeds, so a change to cases/ changes every run: a budget that then
+// fails needs a new seed or more runs (two of them are marginal today).
+struct Budget {
+  std::string_view mutant;
+  std::uint64_t runs;
+  std::uint64_t seed;
+};
+constexpr Budget kBudgets[] = {
+    {"fuzz-nibble-after-opaque", 20000, 1},  {"fuzz-rank5-empty-odd-name", 20000, 1},
+    {"fuzz-long-names-last-byte", 20000, 1}, {"fuzz-late-bf16-name-utf8", 20000, 1},
+    {"fuzz-u4-after-byte-dtype", 30000, 2},  {"fuzz-wide-running-product", 30000, 4},
+    {"fuzz-opaque-long-layout-block-16", 20000, 1}, {"fuzz-f16-flush-not-vector", 30000, 4},
+    {"fuzz-layout-utf8-cached", 20000, 1},   {"fuzz-names-window-8", 20000, 1},
+};
+
+TEST(FuzzOnlyMutants, AreASeparateFamilyOfTenOrMore) {
+  EXPECT_GE(fuzz_only_mutants().size(), 10u);
+  std::set<std::string_view> names;
+  for (const Mutant& mutant : fuzz_only_mutants()) {
+    EXPECT_EQ(mutant.family, kFamilyFuzzOnly) << mutant.name;
+    EXPECT_TRUE(names.insert(mutant.name).second) << mutant.name;
+    EXPECT_EQ(find_mutant(mutant.name), &mutant);
+    EXPECT_TRUE(std::none_of(catalogue().begin(), catalogue().end(),
+                             [&](const Mutant& m) { return m.name == mutant.name; }));
+    EXPECT_TRUE(std::any_of(std::begin(kBudgets), std::end(kBudgets),
+                            [&](const Budget& b) { return b.mutant == mutant.name; }))
+        << mutant.name << " has no fuzz budget below";
+  }
+  EXPECT_EQ(std::find(kFamilies.begin(), kFamilies.end(), kFamilyFuzzOnly), kFamilies.end());
+}
+
+class FuzzOnlyMutant : public ::testing::TestWithParam<Budget> {};
+
+TEST_P(FuzzOnlyMutant, PassesEveryGoldenCase) {
+  ASSERT_TRUE(case_set().errors.empty()) << case_set().errors.front().describe();
+  const auto summary =
+      run_cases(KILN_CASES_DIR, case_set(), "--mutant " + std::string(GetParam().mutant));
+  for (const auto& result : summary.results)
+    EXPECT_TRUE(result.status == conformance::Status::kPass) << result.case_id << ": " << result.detail;
+  EXPECT_EQ(summary.exit_code, 0);
+}
+
+TEST_P(FuzzOnlyMutant, IsFoundByTheFuzzerAndItsCaseKillsIt) {
+  ASSERT_TRUE(case_set().errors.empty()) << case_set().errors.front().describe();
+  const fs::path out_dir = fs::path(::testing::TempDir()) /
+                           ("kiln-fuzz-only-" + std::string(GetParam().mutant));
+  fs::remove_all(out_dir);
+  conformance::FuzzOptions options;
+  options.adapter = command_for("--mutant " + std::string(GetParam().mutant));
+  options.cases_dir = KILN_CASES_DIR;
+  options.runs = GetParam().runs;
+  options.seed = GetParam().seed;
+  options.out_dir = out_dir;
+  options.quiet_progress = true;
+  std::ostringstream out, err;
+  const auto summary = conformance::run_fuzz(options, case_set(), out, err);
+  EXPECT_EQ(summary.exit_code, conformance::kExitFailures) << out.str() << err.str();
+  ASSERT_FALSE(summary.findings.empty()) << "not found in " << GetParam().runs << " runs\n" << out.str();
+  for (const auto& finding : summary.findings)
+    for (const auto& problem : finding.check_problems)
+      ADD_FAILURE() << finding.file << ": " << problem;
+
+  const auto written = conformance::load_case_set(out_dir);
+  ASSERT_TRUE(written.errors.empty()) << written.errors.front().describe();
+  std::ostringstream check_out, check_err;
+  EXPECT_EQ(conformance::cases_check(out_dir, check_out, check_err), conformance::kExitOk)
+      << check_out.str() << check_err.str();
+  EXPECT_EQ(run_cases(out_dir, written, "--mutant " + std::string(GetParam().mutant)).exit_code, 1)
+      << "the written cases do not kill " << GetParam().mutant;
+  EXPECT_EQ(run_cases(out_dir, written, "--control").exit_code, 0)
+      << "the control fails a written case: the case is wrong";
+  fs::remove_all(out_dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, FuzzOnlyMutant, ::testing::ValuesIn(kBudgets),
+                         [](const auto& info) {
+                           std::string name(info.param.mutant);
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace kiln::mutants

@@ -1,0 +1,166 @@
+// `kiln-conformance fuzz`: clean against the reference, its minimizers, the
+// cases it writes, and its usage errors. That it finds bugs the golden cases
+// miss is shown against the fuzz-only mutants (adapters/mutants/tests).
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "kiln/adapter.hpp"
+#include "kiln/builder.hpp"
+#include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/fuzz.hpp"
+#include "kiln/conformance/fuzz_case.hpp"
+#include "kiln/conformance/fuzz_minimize.hpp"
+#include "kiln/decode.hpp"
+#include "kiln/protocol.hpp"
+#include "test_support.hpp"
+
+namespace kiln::conformance {
+namespace {
+
+using testing::ScratchDir;
+
+TensorDescription tensor(std::string name, std::uint16_t dtype, std::vector<std::uint64_t> shape,
+                         std::vector<std::uint8_t> payload) {
+  TensorDescription t;
+  t.name = std::move(name);
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.payload = std::move(payload);
+  return t;
+}
+
+// A small case set: a few reference blocks to mutate.
+CaseSet seeds() {
+  CaseSet set;
+  BlockDescription one;
+  one.tensors.push_back(tensor("x", 9, {3}, {1, 2, 3}));
+  one.tensors.push_back(tensor("bits", 7, {2}, {0, 1}));
+  Case c;
+  c.id = "kiln-v2-seed";
+  c.description = one;
+  c.block = build(one).value().bytes;
+  set.cases.push_back(c);
+  return set;
+}
+
+FuzzOptions options_for(const std::string& adapter, const std::filesystem::path& out) {
+  FuzzOptions options;
+  options.adapter = adapter;
+  options.runs = 3000;
+  options.seed = 7;
+  options.out_dir = out;
+  options.quiet_progress = true;
+  return options;
+}
+
+TEST(Fuzz, TheReferenceAdapterRunsClean) {
+  ScratchDir scratch;
+  std::ostringstream out, err;
+  const auto summary =
+      run_fuzz(options_for(KILN_REFERENCE_ADAPTER, scratch / "findings"), seeds(), out, err);
+  EXPECT_EQ(summary.exit_code, kExitOk) << out.str() << err.str();
+  EXPECT_EQ(summary.inputs, 3000u);
+  EXPECT_TRUE(summary.findings.empty()) << out.str();
+  EXPECT_FALSE(std::filesystem::exists(scratch / "findings"));
+  EXPECT_NE(out.str().find("3000 inputs"), std::string::npos) << out.str();
+}
+
+// The fake adapter's --crash-on fuzz dies on every request (each is named fuzz): each is a finding,
+// deduplicated to one per reference verdict, and the run goes on.
+TEST(Fuzz, AnAdapterThatCrashesIsAFindingAndIsRestarted) {
+  ScratchDir scratch;
+  auto options = options_for(std::string("'") + KILN_FAKE_ADAPTER + "' --crash-on fuzz",
+                             scratch / "findings");
+  options.runs = 200;
+  options.ops = {Operation::kDecode};
+  std::ostringstream out, err;
+  const auto summary = run_fuzz(options, seeds(), out, err);
+  EXPECT_EQ(summary.exit_code, kExitFailures) << out.str() << err.str();
+  ASSERT_FALSE(summary.findings.empty()) << out.str();
+  for (const auto& finding : summary.findings) {
+    EXPECT_NE(finding.signature.find("adapter crashes"), std::string::npos) << finding.signature;
+    EXPECT_TRUE(finding.check_problems.empty()) << finding.check_problems.front();
+  }
+}
+
+TEST(Fuzz, UsageErrorsExit2) {
+  ScratchDir scratch;
+  testing::write_text(scratch / "file", "x");
+  std::ostringstream out, err;
+  EXPECT_EQ(run_fuzz(options_for(KILN_REFERENCE_ADAPTER, scratch / "file"), seeds(), out, err).exit_code,
+            kExitUsage);
+  EXPECT_EQ(run_fuzz(options_for("builtin:nothing", scratch / "out"), seeds(), out, err).exit_code,
+            kExitUsage);
+  auto options = options_for(KILN_REFERENCE_ADAPTER, scratch / "out");
+  options.cases_dir = scratch / "no-such-folder";
+  EXPECT_EQ(run_fuzz(options, out, err).exit_code, kExitUsage);
+}
+
+TEST(FuzzMinimize, ShrinksADescriptionToWhatTheFailureNeeds) {
+  BlockDescription big;
+  for (int i = 0; i < 6; ++i)
+    big.tensors.push_back(tensor("tensor-" + std::to_string(i), i == 3 ? 7 : 9, {2, 2}, {5, 5, 5, 5}));
+  big.tensors[3].payload = {0, 2, 0, 1};  // a bool byte of 2: the "bug"
+  const DescriptionPredicate has_bad_bool = [](const BlockDescription& d) {
+    for (const auto& t : d.tensors)
+      if (t.dtype == 7)
+        for (auto b : t.payload)
+          if (b > 1) return true;
+    return false;
+  };
+  const auto small = minimize_description(big, has_bad_bool, 1000);
+  ASSERT_EQ(small.tensors.size(), 1u);
+  EXPECT_EQ(small.tensors[0].dtype, 7);
+  EXPECT_LE(small.tensors[0].name.size(), 1u);
+  EXPECT_TRUE(small.tensors[0].shape.empty());
+  EXPECT_EQ(small.tensors[0].payload, std::vector<std::uint8_t>{2});
+}
+
+TEST(FuzzMinimize, StopsAtItsBudget) {
+  std::size_t calls = 0;
+  const BlockPredicate never = [&](std::span<const std::uint8_t>) { return ++calls, false; };
+  const std::vector<std::uint8_t> bytes(4096, 0x55);
+  EXPECT_EQ(minimize_block(bytes, never, 17), bytes);
+  EXPECT_EQ(calls, 17u);
+}
+
+TEST(FuzzCase, AFoundRejectBlockIsWrittenAsACaseThatChecks) {
+  ScratchDir scratch;
+  BlockDescription d;
+  d.tensors.push_back(tensor("b", 7, {2}, {0, 2}));
+  const auto bytes = build(d).value().bytes;
+  protocol::ReferenceAdapter reference;
+  for (std::size_t cut : {bytes.size(), std::size_t{40}}) {
+    const std::vector<std::uint8_t> block(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(cut));
+    const auto outcome = reference.decode(block);
+    ASSERT_TRUE(std::holds_alternative<protocol::Reject>(outcome));
+    const std::string id = "kiln-v2-fuzz-test-" + std::to_string(cut);
+    const Case c = decode_finding_case(block, outcome, id, "a test", std::nullopt);
+    testing::write_text(scratch / (id + ".yaml"), case_yaml(c, {"a comment"}));
+    const auto problems = check_case_file(scratch / (id + ".yaml"));
+    EXPECT_TRUE(problems.empty()) << problems.front();
+  }
+  std::ostringstream out, err;
+  EXPECT_EQ(cases_check(scratch.path(), out, err), kExitOk) << out.str() << err.str();
+}
+
+TEST(FuzzCase, AnAcceptedBlockWithAnOddNameIsWrittenAsAnAcceptCase) {
+  ScratchDir scratch;
+  BlockDescription d;
+  d.tensors.push_back(tensor(std::string("q\"\\\0\xc3\xa9", 6), 9, {1}, {7}));
+  d.tensors.push_back(tensor("plain", 4096, {}, {1, 2}));
+  d.tensors.back().layout = "Q\n";
+  d.tensors.back().block_size = 2;
+  const auto block = build(d).value().bytes;
+  protocol::ReferenceAdapter reference;
+  const Case c = decode_finding_case(block, reference.decode(block), "kiln-v2-fuzz-accept",
+                                     "summary with \"quotes\"", std::string("FRAME-NAME-UTF8"));
+  EXPECT_EQ(c.rules, std::vector<Rule>{Rule::kFrameNameUtf8});
+  testing::write_text(scratch / "kiln-v2-fuzz-accept.yaml", case_yaml(c, {}));
+  const auto problems = check_case_file(scratch / "kiln-v2-fuzz-accept.yaml");
+  EXPECT_TRUE(problems.empty()) << problems.front();
+}
+
+}  // namespace
+}  // namespace kiln::conformance
