@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 TARGET ?= fuzz_decode
 SECONDS ?= 600
 
-.PHONY: all deps build run test test-sanitize test-long fuzz fuzz-ci bench check-big-endian clean
+.PHONY: all deps build run matrix test-browser test test-sanitize test-long fuzz fuzz-ci bench check-big-endian package clean
 
 all: build
 
@@ -24,7 +24,17 @@ run: build
 	@scripts/run-suite $(BUILD)
 
 test: build
-	@ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS) -LE long
+	@ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS) -LE 'long|browser'
+
+# Every implementation in the tree against the suite, merged into one page:
+# build/report/matrix.html (scripts/run-matrix says which).
+matrix: build
+	@scripts/run-matrix $(BUILD)
+
+# The HTML reports in headless Chromium (ctest label "browser"; CI runs it).
+test-browser: build
+	@scripts/install-deps chromium chromium-driver python3-selenium
+	@KILN_REQUIRE_BROWSER=1 ctest --test-dir $(BUILD) --output-on-failure -L browser
 
 # The same tests, built with AddressSanitizer and UndefinedBehaviorSanitizer.
 # The fuzz-only label measures the fuzzer's finding power with fixed budgets;
@@ -56,6 +66,11 @@ fuzz: deps
 # Each target briefly, with OSS-Fuzz's limits; fails on any crash (CI runs this).
 fuzz-ci: deps
 	@fuzz/run-fuzzers --ci
+
+# Debian packages (CPack): kiln-conformance (runner, reference adapter, cases,
+# docs) and kiln-conformance-dev (headers, libraries, CMake package), in $(BUILD)/.
+package: build
+	@cmake --build $(BUILD) --target package
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD) build-fuzz build-s390x

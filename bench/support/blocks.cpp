@@ -1,8 +1,10 @@
 #include "blocks.hpp"
+#include "safetensors_checks.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
@@ -105,6 +107,8 @@ SafetensorsHeader safetensors_header(const BlockDescription& description) {
   std::string json = header.dump();
   json.resize((json.size() + 7) / 8 * 8, ' ');
   SafetensorsHeader file;
+  // Room past the end for simdjson's padding (validate_safetensors_simdjson).
+  file.bytes.reserve(8 + json.size() + kJsonPadding);
   file.bytes.resize(8);
   for (std::size_t i = 0; i < 8; ++i) file.bytes[i] = static_cast<char>((json.size() >> (8 * i)) & 0xFF);
   file.bytes += json;
@@ -112,21 +116,92 @@ SafetensorsHeader safetensors_header(const BlockDescription& description) {
   return file;
 }
 
-long long validate_safetensors(const SafetensorsHeader& file, std::string* why) {
+long long SafetensorsChecks::reject(std::string reason) {
+  if (why_) *why_ = std::move(reason);
+  return -1;
+}
+
+bool SafetensorsChecks::tensor(std::string_view name, std::string_view dtype_name,
+                               std::span<const std::uint64_t> shape, std::uint64_t first,
+                               std::uint64_t last) {
+  const auto* dtype = safetensors_dtype(dtype_name);
+  if (!dtype) return fail(std::string(name) + ": unknown dtype");
+  std::uint64_t length = find_dtype(dtype->kiln_code)->width;
+  for (const std::uint64_t dimension : shape)
+    if (__builtin_mul_overflow(length, dimension, &length))
+      return fail(std::string(name) + ": byte length overflows");
+  if (last < first || last - first != length)
+    return fail(std::string(name) + ": data_offsets do not span shape * width bytes");
+  extents_.emplace_back(first, last);
+  return true;
+}
+
+long long SafetensorsChecks::finish(std::uint64_t data_length) {
+  std::sort(extents_.begin(), extents_.end());
+  std::uint64_t cursor = 0;
+  for (const auto& [first, last] : extents_) {
+    if (first != cursor) return reject("data_offsets leave a gap or overlap");
+    cursor = last;
+  }
+  if (cursor != data_length) return reject("data_offsets do not end at the file's end");
+  return static_cast<long long>(extents_.size());
+}
+
+std::optional<std::string_view> safetensors_json(const SafetensorsHeader& file) {
   const std::string& bytes = file.bytes;
-  if (bytes.size() < 8) return reject(why, "shorter than the length prefix");
+  if (bytes.size() < 8) return std::nullopt;
   std::uint64_t header_length = 0;
   for (std::size_t i = 0; i < 8; ++i)
     header_length |= std::uint64_t{static_cast<unsigned char>(bytes[i])} << (8 * i);
-  if (header_length > bytes.size() - 8) return reject(why, "header runs past the file");
+  if (header_length > bytes.size() - 8) return std::nullopt;
+  return std::string_view(bytes).substr(8, header_length);
+}
 
-  const nlohmann::json header =
-      nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<long>(header_length),
-                            nullptr, /*allow_exceptions=*/false);
+namespace {
+
+// nlohmann's own DOM builder, counting the keys of the outermost object.
+class KeyCountingParser : public nlohmann::detail::json_sax_dom_parser<nlohmann::json> {
+ public:
+  explicit KeyCountingParser(nlohmann::json& result)
+      : json_sax_dom_parser(result, /*allow_exceptions=*/false) {}
+
+  bool start_object(std::size_t elements) {
+    ++depth_;
+    return json_sax_dom_parser::start_object(elements);
+  }
+  bool end_object() {
+    --depth_;
+    return json_sax_dom_parser::end_object();
+  }
+  bool key(string_t& name) {
+    if (depth_ == 1) ++top_level_keys;
+    return json_sax_dom_parser::key(name);
+  }
+
+  std::size_t top_level_keys = 0;
+
+ private:
+  int depth_ = 0;
+};
+
+}  // namespace
+
+long long validate_safetensors(const SafetensorsHeader& file, std::string* why) {
+  const auto json = safetensors_json(file);
+  if (!json) return reject(why, "header runs past the file");
+  // nlohmann::json keeps one value per key, so a repeated name would vanish:
+  // count the top-level keys as the parser meets them. (A parse callback would
+  // do it too, but nlohmann's callback parser rescans the enclosing object at
+  // every object end: quadratic in the tensor count.)
+  nlohmann::json header;
+  KeyCountingParser parser(header);
+  if (!nlohmann::json::sax_parse(json->begin(), json->end(), &parser) || parser.is_errored())
+    return reject(why, "header is not JSON");
   if (!header.is_object()) return reject(why, "header is not a JSON object");
+  if (parser.top_level_keys != header.size()) return reject(why, "a name repeats");
 
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> extents;
-  extents.reserve(header.size());
+  SafetensorsChecks checks(why);
+  std::vector<std::uint64_t> shape;
   for (const auto& [name, tensor] : header.items()) {
     if (name == "__metadata__") continue;
     if (!tensor.is_object()) return reject(why, name + ": not an object");
@@ -137,32 +212,20 @@ long long validate_safetensors(const SafetensorsHeader& file, std::string* why) 
         !shape_field->is_array() || offsets_field == tensor.end() || !offsets_field->is_array() ||
         offsets_field->size() != 2)
       return reject(why, name + ": dtype, shape or data_offsets missing");
-    const auto* dtype = safetensors_dtype(dtype_field->get_ref<const std::string&>());
-    if (!dtype) return reject(why, name + ": unknown dtype");
-    std::uint64_t length = find_dtype(dtype->kiln_code)->width;
+    shape.clear();
     for (const auto& dimension : *shape_field) {
       if (!dimension.is_number_unsigned()) return reject(why, name + ": bad dimension");
-      if (__builtin_mul_overflow(length, dimension.get<std::uint64_t>(), &length))
-        return reject(why, name + ": byte length overflows");
+      shape.push_back(dimension.get<std::uint64_t>());
     }
     const auto& begin = (*offsets_field)[0];
     const auto& end = (*offsets_field)[1];
     if (!begin.is_number_unsigned() || !end.is_number_unsigned())
       return reject(why, name + ": bad data_offsets");
-    const auto first = begin.get<std::uint64_t>();
-    const auto last = end.get<std::uint64_t>();
-    if (last < first || last - first != length)
-      return reject(why, name + ": data_offsets do not span shape * width bytes");
-    extents.emplace_back(first, last);
+    if (!checks.tensor(name, dtype_field->get_ref<const std::string&>(), shape,
+                       begin.get<std::uint64_t>(), end.get<std::uint64_t>()))
+      return -1;
   }
-  std::sort(extents.begin(), extents.end());
-  std::uint64_t cursor = 0;
-  for (const auto& [first, last] : extents) {
-    if (first != cursor) return reject(why, "data_offsets leave a gap or overlap");
-    cursor = last;
-  }
-  if (cursor != file.data_length) return reject(why, "data_offsets do not end at the file's end");
-  return static_cast<long long>(extents.size());
+  return checks.finish(file.data_length);
 }
 
 Frame frame_for(const BlockDescription& tensors_without_payload,

@@ -23,17 +23,24 @@ BlockDescription model_directory(std::size_t count);
 // JSON header (names, dtypes, shapes, data_offsets equal to Kiln's), padded
 // with spaces to a multiple of 8. The data bytes are not stored: data_length
 // is what a reader would take from the file size.
+inline constexpr std::size_t kJsonPadding = 64;  // simdjson::SIMDJSON_PADDING
 struct SafetensorsHeader {
-  std::string bytes;  // length prefix + JSON
+  std::string bytes;  // length prefix + JSON; capacity kJsonPadding bytes beyond
   std::uint64_t data_length = 0;
 };
 SafetensorsHeader safetensors_header(const BlockDescription& description);
 
 // What a C++ reader of safetensors does before trusting the offsets: parse the
-// header with nlohmann::json, then check each tensor's dtype, shape product and
-// byte length, and that the data_offsets tile [0, data_length) without gaps.
-// Returns the number of tensors, or -1 with the reason in why.
+// header with nlohmann::json, then check that no name repeats, each tensor's
+// dtype, shape product and byte length, and that the data_offsets tile
+// [0, data_length) without gaps. Returns the number of tensors, or -1 with the
+// reason in why.
 long long validate_safetensors(const SafetensorsHeader& file, std::string* why = nullptr);
+
+// The same checks with simdjson's on-demand API (a reused parser; names unique
+// through a hash set of views): what a reader who cares about speed does.
+long long validate_safetensors_simdjson(const SafetensorsHeader& file,
+                                        std::string* why = nullptr);
 
 // The header, directory and heap of a block whose payloads are not stored
 // with it: tensors carry no payload bytes, payload_lengths gives each one's

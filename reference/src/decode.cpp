@@ -1,9 +1,12 @@
 #include "kiln/decode.hpp"
 
+#include <chrono>
 #include <cstring>
+#include <random>
 #include <string>
 #include <algorithm>
 
+#include "first_repeat.hpp"
 #include "kiln/dtype.hpp"
 #include "kiln/utf8.hpp"
 
@@ -205,7 +208,7 @@ class Decoder {
                   "name is not valid UTF-8 at its byte " + num(*bad));
     // Uniqueness is settled once for all names seen (first_repeated_name), at
     // this point of the entry order; names_[i] is entry i's name.
-    if (checks_uniqueness_) names_.push_back(name);
+    if (checks_uniqueness_) names_->add(name);
 
     if (auto error = settle_offset(Rule::kFrameDataOffset, entry::kDataOffset, at, who,
                                    data_offset, align_up(payload_cursor_, kPayloadAlign)))
@@ -235,14 +238,121 @@ class Decoder {
     return std::nullopt;
   }
 
+  // The strict fast path: every FRAME check of check_entry for entry index,
+  // folded into one condition with no message built, and the TYPE checks of
+  // check_tensor_type as a yes/no. True means the entry is valid (FRAME) and
+  // recorded; false means nothing was changed and check_entry must look.
+  bool fast_entry(std::uint32_t index) {
+    const std::uint8_t* entry = in_.data() + entry_start(index);
+    const std::uint64_t name_offset = entry_field(entry, entry::kNameOffset);
+    const std::uint64_t name_length = entry_field(entry, entry::kNameLength);
+    const std::uint64_t rank = entry_field(entry, entry::kRank);
+    const std::uint64_t layout_offset = entry_field(entry, entry::kLayoutOffset);
+    const std::uint64_t layout_length = entry_field(entry, entry::kLayoutLength);
+    const std::uint64_t data_offset = entry_field(entry, entry::kDataOffset);
+    const std::uint64_t byte_length = entry_field(entry, entry::kByteLength);
+    // Every term is below 2^32 * 8: no overflow.
+    const std::uint64_t content_end = name_offset + name_length + layout_length;
+    const std::uint64_t segment_end = align_up(content_end, kHeapAlign);
+    const bool frame_ok =
+        ((entry_field(entry, entry::kReserved28) | entry_field(entry, entry::kReserved48) |
+          entry_field(entry, entry::kReserved56)) == 0) &
+        (name_length != 0) & (entry_field(entry, entry::kShapeOffset) == heap_cursor_) &
+        (name_offset == heap_cursor_ + kDimensionSize * rank) &
+        (layout_offset == (layout_length == 0 ? 0 : name_offset + name_length)) &
+        (segment_end <= heap_length_) &
+        (data_offset == align_up(payload_cursor_, kPayloadAlign)) &
+        (data_offset <= payload_length_) & (byte_length <= payload_length_ - data_offset);
+    if (!frame_ok) return false;
+    // Bounds hold from here. The heap padding is the last segment_end -
+    // content_end (< 8) bytes of the word ending at segment_end (>= 8, as
+    // name_length >= 1).
+    const std::uint8_t* heap = in_.data() + heap_start_;
+    const std::uint64_t padding = segment_end - content_end;
+    const std::uint64_t last_word = load_u64(heap + segment_end - 8);
+    if (padding != 0 && (last_word >> (64 - 8 * padding)) != 0) return false;
+    const std::uint8_t* payload_region = in_.data() + payload_offset_;
+    if (find_nonzero(payload_region, payload_cursor_, data_offset)) return false;
+    const std::string_view name = as_chars(heap + name_offset, name_length);
+    if (!is_ascii(name) && find_invalid_utf8(name)) return false;
+
+    if (checks_uniqueness_) names_->add(name);
+    // Written in place (reserved): a view built on the stack and copied in
+    // stalled on store forwarding (perf annotate: 40% of this function).
+    TensorView& view = block_.tensors.emplace_back();
+    view.name = name;
+    view.dtype = static_cast<std::uint16_t>(entry_field(entry, entry::kDtype));
+    view.rank = static_cast<std::uint16_t>(rank);
+    view.shape_bytes = heap + heap_cursor_;
+    view.layout = as_chars(heap + layout_offset, layout_length);
+    view.block_size = static_cast<std::uint32_t>(entry_field(entry, entry::kBlockSize));
+    view.payload = in_.subspan(payload_offset_ + data_offset, byte_length);
+    if (!type_valid(view))
+      types_unchecked_from_ = std::min<std::uint64_t>(types_unchecked_from_, index);
+    heap_cursor_ = segment_end;
+    payload_cursor_ = data_offset + byte_length;
+    return true;
+  }
+
+  // Eight bytes at a time (and one overlapping word for the tail): names are
+  // mostly ASCII, and ASCII is valid UTF-8.
+  static bool is_ascii(std::string_view text) noexcept {
+    const auto* p = reinterpret_cast<const std::uint8_t*>(text.data());
+    const std::size_t n = text.size();
+    std::uint64_t high = 0;
+    if (n >= 8) {
+      for (std::size_t i = 0; i + 8 <= n; i += 8) high |= load_u64(p + i);
+      high |= load_u64(p + n - 8);
+    } else {
+      for (std::size_t i = 0; i < n; ++i) high |= p[i];
+    }
+    return (high & 0x8080808080808080ull) == 0;
+  }
+
+  // Whether check_tensor_type passes, strictly, for a tensor whose FRAME
+  // checks passed. May say no for a valid tensor (an overflow before a zero
+  // dimension): check_tensor_type then decides.
+  static bool type_valid(const TensorView& tensor) noexcept {
+    const std::uint16_t code = tensor.dtype;
+    const std::uint64_t length = tensor.payload.size();
+    switch (classify_code(code)) {
+      case CodeClass::kClosed:
+        break;
+      case CodeClass::kOpaque:
+        return !tensor.layout.empty() && tensor.block_size != 0 &&
+               length % tensor.block_size == 0 &&
+               (is_ascii(tensor.layout) || !find_invalid_utf8(tensor.layout));
+      default:
+        return false;
+    }
+    const DtypeInfo& info = kDtypes[code - 1];
+    std::uint64_t count = 1;
+    bool overflow = false;
+    for (std::size_t axis = 0; axis < tensor.rank; ++axis)
+      overflow |= __builtin_mul_overflow(count, tensor.dimension(axis), &count);
+    std::uint64_t expected = count / 2 + count % 2;
+    if (info.packing != Packing::kNibble)
+      overflow |= __builtin_mul_overflow(count, std::uint64_t{info.width}, &expected);
+    if (overflow | !tensor.layout.empty() | (tensor.block_size != 0) | (length != expected))
+      return false;
+    if (info.values == ValueRule::kBoolByte && find_non_bool(tensor.payload)) return false;
+    return !(info.packing == Packing::kNibble && count % 2 == 1 && length != 0 &&
+             (tensor.payload.back() >> 4) != 0);
+  }
+
   Failure check_frame() {
     if (auto error = check_header()) return error;
     // The directory is present (payload_offset <= size), so this is O(input).
     block_.tensors.reserve(count_);
     // One tensor cannot repeat a name: skip the bookkeeping (and its allocation).
     checks_uniqueness_ = count_ > 1 && enforced(Rule::kFrameNameUnique);
-    if (checks_uniqueness_) names_.reserve(count_);
+    if (checks_uniqueness_) names_.emplace(count_);
+    // Strict decoding takes the fast path; an entry it cannot vouch for (or any
+    // waiver) goes through check_entry, which finds and words the defect.
+    const bool strict = waived_.empty();
     for (std::uint32_t i = 0; i < count_; ++i) {
+      if (strict && fast_entry(i)) continue;
+      types_unchecked_from_ = std::min<std::uint64_t>(types_unchecked_from_, i);
       if (auto error = check_entry(i)) {
         // A repeat among the names already read comes earlier in directory order.
         if (auto repeat = first_repeated_name()) return repeat;
@@ -266,19 +376,11 @@ class Decoder {
     return std::nullopt;
   }
 
-  // The first entry whose name equals an earlier entry's. Sorting, not hashing:
-  // O(n log n) comparisons whatever names an adversary picks, and no allocation
-  // per name.
+  // The first entry whose name equals an earlier entry's (detail::FirstRepeat:
+  // O(n) expected with a keyed hash, O(n log n) comparisons at worst).
   Failure first_repeated_name() const {
-    if (names_.size() < 2) return std::nullopt;
-    std::vector<std::uint32_t> order(names_.size());
-    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return names_[a] < names_[b]; });
-    std::optional<std::uint32_t> first;
-    for (std::size_t k = 1; k < order.size(); ++k)
-      if (names_[order[k]] == names_[order[k - 1]] && (!first || order[k] < *first))
-        first = order[k];
+    if (!names_) return std::nullopt;
+    const std::optional<std::uint32_t> first = names_->first_repeat();
     if (!first) return std::nullopt;
     return fail(Rule::kFrameNameUnique, entry_start(*first) + entry::kNameOffset.offset, *first,
                 "name repeats an earlier tensor's name");
@@ -372,9 +474,12 @@ class Decoder {
     return static_cast<std::uint64_t>(tensor.shape_bytes - in_.data());
   }
 
+  // Entries before types_unchecked_from_ passed fast_entry's type test, which
+  // implies check_tensor_type passes.
   Failure check_types() const {
-    for (std::uint32_t i = 0; i < block_.tensors.size(); ++i)
-      if (auto error = check_tensor_type(i, block_.tensors[i])) return error;
+    for (std::uint64_t i = types_unchecked_from_; i < block_.tensors.size(); ++i)
+      if (auto error = check_tensor_type(static_cast<std::uint32_t>(i), block_.tensors[i]))
+        return error;
     return std::nullopt;
   }
 
@@ -388,11 +493,34 @@ class Decoder {
   std::uint64_t heap_cursor_ = 0;     // heap-relative end of the previous segment
   std::uint64_t payload_cursor_ = 0;  // payload-relative end of the previous payload
   bool checks_uniqueness_ = false;
-  std::vector<std::string_view> names_;
+  std::optional<detail::FirstRepeat> names_;
+  std::uint64_t types_unchecked_from_ = UINT64_MAX;
   BlockView block_;
 };
 
 }  // namespace
+
+namespace detail {
+
+const std::array<std::uint64_t, 3>& name_hash_key() noexcept {
+  static const std::array<std::uint64_t, 3> key = [] {
+    // The clock and an address (ASLR) keep the key unpredictable should the
+    // system have no random device.
+    std::array<std::uint64_t, 3> words{
+        static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()),
+        reinterpret_cast<std::uintptr_t>(&words), 0x9E3779B97F4A7C15ull};
+    try {
+      std::random_device device;
+      for (auto& word : words) word ^= (std::uint64_t{device()} << 32) ^ device();
+    } catch (...) {
+    }
+    for (auto& word : words) word |= 1;  // a zero factor would erase a word of the name
+    return words;
+  }();
+  return key;
+}
+
+}  // namespace detail
 
 std::optional<std::uint64_t> element_count(std::span<const std::uint64_t> shape) noexcept {
   return shape_product(shape.size(), [&](std::size_t axis) { return shape[axis]; });

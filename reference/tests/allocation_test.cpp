@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "kiln/hurray.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -159,6 +160,39 @@ TEST(DeclaredSizes, TensorCount2To32Minus1InA64ByteBlockAllocatesLittle) {
     ASSERT_TRUE(error);
     EXPECT_TRUE(matches(*error, Expected{Rule::kFrameTruncated, 64, std::nullopt}));
     EXPECT_LT(largest, kSmall);
+  }
+}
+
+// The Hurray element codec: a declared shape sizes nothing, and accepting a
+// tensor allocates nothing at all (the result is a view of the caller's bytes).
+TEST(HurrayDeclaredSizes, HugeShapesWithTinyDataAllocateLittle) {
+  const std::vector<std::uint8_t> tiny{1, 2, 3};
+  for (const hurray::TypeInfo& type : hurray::kTypes) {
+    for (const std::vector<std::uint64_t>& shape :
+         {std::vector<std::uint64_t>{kTwo62}, std::vector<std::uint64_t>{1u << 31, 1u << 31},
+          std::vector<std::uint64_t>{~std::uint64_t{0}}}) {
+      AllocationWatch watch;
+      const auto decoded = hurray::decode(type.tag, shape, hurray::Mode::kStrict, tiny);
+      const std::size_t largest = watch.largest();
+      ASSERT_FALSE(decoded) << type.name;
+      EXPECT_EQ(decoded.error().error_class(), hurray::ErrorClass::kData) << type.name;
+      EXPECT_LT(largest, kSmall) << type.name;
+    }
+  }
+}
+
+TEST(HurrayDeclaredSizes, AcceptingAMegabyteTensorAllocatesNothing) {
+  const std::vector<std::uint8_t> data(1 << 20, 0x55);
+  for (const hurray::TypeInfo& type : hurray::kTypes) {
+    const std::uint64_t per_unit = type.bits == 6 ? 4 : type.bits < 8 ? 8 / type.bits : 1;
+    const std::uint64_t unit_bytes = type.bits == 6 ? 3 : type.bits < 8 ? 1 : type.bits / 8;
+    const std::uint64_t count = data.size() / unit_bytes * per_unit;
+    const std::vector<std::uint64_t> shape{count};
+    AllocationWatch watch;
+    const auto decoded = hurray::decode(type.tag, shape, hurray::Mode::kStrict, data);
+    const std::size_t allocations = watch.count();
+    ASSERT_TRUE(decoded) << type.name;
+    EXPECT_EQ(allocations, 0u) << type.name;
   }
 }
 

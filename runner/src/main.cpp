@@ -6,11 +6,9 @@
 
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/fuzz.hpp"
+#include "kiln/conformance/html_report.hpp"
+#include "kiln/conformance/install_layout.hpp"
 #include "kiln/conformance/run.hpp"
-
-#ifndef KILN_DEFAULT_CASES_DIR
-#define KILN_DEFAULT_CASES_DIR "cases"
-#endif
 
 namespace kc = kiln::conformance;
 
@@ -21,7 +19,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("kiln-conformance ") + KILN_SUITE_VERSION);
 
-  std::filesystem::path cases_dir = KILN_DEFAULT_CASES_DIR;
+  // Beside the executable, installed or in the build tree (install_layout.hpp).
+  const std::filesystem::path default_cases_dir = kc::default_cases_dir(argv[0]);
+  std::filesystem::path cases_dir = default_cases_dir;
   auto* cases = app.add_subcommand("cases", "Check, regenerate, cover and export the golden cases");
   cases->require_subcommand(1);
   cases->add_option("--cases", cases_dir, "Directory of case files (searched recursively)")
@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
   exporter->add_option("DIR", export_dir, "Destination directory")->required();
 
   kc::RunOptions run_options;
-  run_options.cases_dir = KILN_DEFAULT_CASES_DIR;
+  run_options.cases_dir = default_cases_dir;
   run_options.program = argv[0];
   std::vector<std::string> ops;
   auto* run = app.add_subcommand("run", "Certify an implementation: run every case through an adapter");
@@ -69,6 +69,8 @@ int main(int argc, char** argv) {
   run->add_option("--json", run_options.json_report, "Write the JSON report to FILE");
   run->add_option("--junit", run_options.junit_report, "Write a JUnit XML report to FILE");
   run->add_option("--markdown", run_options.markdown_report, "Write a Markdown summary to FILE");
+  run->add_option("--html", run_options.html_report,
+                  "Write a self-contained HTML report (totals, filters, failures with byte diffs) to FILE");
   run->add_option("--max-failures", run_options.max_failures,
                   "Stop after N results that fail the run (0: never); the rest are not run")
       ->capture_default_str()
@@ -76,8 +78,18 @@ int main(int argc, char** argv) {
   run->add_flag("--verbose", run_options.verbose, "Print every result, not only unexpected ones");
   run->add_flag("--no-progress", run_options.quiet_progress, "Do not print progress lines");
 
+  kc::MatrixOptions matrix_options;
+  auto* report = app.add_subcommand(
+      "report", "Merge the JSON reports (run --json) of several implementations into an HTML matrix");
+  report->add_option("--html", matrix_options.html, "Write the matrix page to FILE")->required();
+  report->add_option("REPORT", matrix_options.reports, "JSON reports of one case set, one per implementation")
+      ->required()
+      ->check(CLI::ExistingFile);
+  report->add_flag("--allow-different-case-sets", matrix_options.allow_different_case_sets,
+                   "Merge reports of different case sets (a case one set lacks shows as missing)");
+
   kc::FuzzOptions fuzz_options;
-  fuzz_options.cases_dir = KILN_DEFAULT_CASES_DIR;
+  fuzz_options.cases_dir = default_cases_dir;
   fuzz_options.program = argv[0];
   std::vector<std::string> fuzz_ops;
   auto* fuzz = app.add_subcommand(
@@ -124,6 +136,7 @@ int main(int argc, char** argv) {
     }
     return kc::run_suite(run_options, std::cout, std::cerr).exit_code;
   }
+  if (*report) return kc::report_matrix(matrix_options, std::cout, std::cerr);
   if (*fuzz) {
     if (!fuzz_ops.empty()) {
       fuzz_options.ops.clear();

@@ -1,10 +1,12 @@
 #include "kiln/conformance/report.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
 
+#include "kiln/hex.hpp"
 #include "kiln/utf8.hpp"
 
 namespace kiln::conformance {
@@ -131,6 +133,34 @@ std::string markdown_cell(std::string_view text) {
   return out;
 }
 
+// A byte difference for the JSON report and the HTML pages drawn from it.
+// Spans are clipped to the window: a span past a block's end has no end.
+protocol::Json difference_json(const ByteDifference& difference) {
+  using protocol::Json;
+  const std::uint64_t window_end =
+      difference.window_start + std::max(difference.expected_window.size(), difference.got_window.size());
+  const auto clipped = [&](const ByteSpan& span) {
+    const std::uint64_t end = span.length > window_end - std::min(window_end, span.start)
+                                  ? std::max(window_end, span.start)
+                                  : span.start + span.length;
+    return end - span.start;
+  };
+  Json fields = Json::array();
+  for (const ByteSpan& span : difference.window_fields)
+    fields.push_back(Json::array({span.start, clipped(span), json_text(span.name)}));
+  return {{"offset", difference.offset},
+          {"field", json_text(difference.field.name)},
+          {"field_start", difference.field.start},
+          {"field_length", clipped(difference.field)},
+          {"summary", json_text(difference.summary())},
+          {"expected_size", difference.expected_size},
+          {"got_size", difference.got_size},
+          {"window_start", difference.window_start},
+          {"expected_hex", to_hex(difference.expected_window)},
+          {"got_hex", to_hex(difference.got_window)},
+          {"window_fields", std::move(fields)}};
+}
+
 std::string seconds_text(double seconds) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.3f", seconds);
@@ -180,6 +210,7 @@ protocol::Json json_report(const ReportContext& context) {
     Json item;
     item["case"] = json_text(result.case_id);
     item["topic"] = json_text(result.topic);
+    item["profile"] = json_text(result.profile.empty() ? "kiln-v2" : result.profile);
     item["op"] = std::string(to_string(result.op));
     item["level"] = result.level == Level::kRecommended ? "recommended" : "required";
     item["status"] = std::string(to_string(result.status));
@@ -193,6 +224,9 @@ protocol::Json json_report(const ReportContext& context) {
     item["got"] = json_text(result.got);
     if (!result.detail.empty()) item["detail"] = json_text(result.detail);
     if (result.first_difference) item["first_difference"] = *result.first_difference;
+    if (result.difference) item["difference"] = difference_json(*result.difference);
+    if (result.verdict != Verdict::kPass && result.verdict != Verdict::kSkip)
+      item["replay"] = json_text(replay_command(context.options, result));
     if (!result.adapter_stderr.empty()) item["adapter_stderr"] = json_text(result.adapter_stderr);
     item["seconds"] = result.seconds;
     results.push_back(std::move(item));

@@ -13,6 +13,7 @@
 
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/expected_failures.hpp"
+#include "kiln/conformance/html_report.hpp"
 #include "kiln/conformance/report.hpp"
 #include "kiln/first_difference.hpp"
 
@@ -71,29 +72,47 @@ std::string outcome_text(const protocol::Outcome& outcome) {
   return "error: " + bounded_message(std::get<protocol::ProtocolError>(outcome).message);
 }
 
-// The first way two decoded tensor lists differ, in reading order; empty when equal.
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size() && i < 16; ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  if (shape.size() > 16) text += ", ... (rank " + std::to_string(shape.size()) + ")";
+  return text + "]";
+}
+
+// A name or layout from a decode, quoted and short enough for one line.
+std::string quoted_text(const std::string& text) {
+  return protocol::printable(protocol::quoted_excerpt(text, 64));
+}
+
+// The first way two decoded tensor lists differ, in reading order, naming the
+// tensor and the member; empty when equal. A payload difference is also given
+// by field and window.
 std::string describe_tensor_difference(const BlockDescription& expected,
-                                       const BlockDescription& got,
-                                       std::optional<std::uint64_t>& offset) {
+                                       const BlockDescription& got, CaseResult& result) {
   if (expected.tensors.size() != got.tensors.size())
     return "expected " + std::to_string(expected.tensors.size()) + " tensors, got " +
            std::to_string(got.tensors.size());
   for (std::size_t i = 0; i < expected.tensors.size(); ++i) {
     const auto& want = expected.tensors[i];
     const auto& have = got.tensors[i];
-    const std::string which = "tensor " + std::to_string(i) + ": ";
-    if (want.name != have.name) return which + "name differs";
+    const std::string which = "tensor " + std::to_string(i) + " " + quoted_text(want.name) + ": ";
+    if (want.name != have.name) return which + "name " + quoted_text(have.name) + ", expected " + quoted_text(want.name);
     if (want.dtype != have.dtype)
       return which + "dtype " + std::to_string(have.dtype) + ", expected " + std::to_string(want.dtype);
-    if (want.shape != have.shape) return which + "shape differs";
-    if (want.layout != have.layout) return which + "layout name differs";
+    if (want.shape != have.shape)
+      return which + "shape " + shape_text(have.shape) + ", expected " + shape_text(want.shape);
+    if (want.layout != have.layout)
+      return which + "layout " + quoted_text(have.layout) + ", expected " + quoted_text(want.layout);
     if (want.block_size != have.block_size)
       return which + "block_size " + std::to_string(have.block_size) + ", expected " +
              std::to_string(want.block_size);
-    if (want.payload != have.payload) {
-      offset = kiln::first_difference(want.payload, have.payload);
-      return which + "payload differs from byte " + std::to_string(*offset) + " (expected " +
-             std::to_string(want.payload.size()) + " bytes, got " + std::to_string(have.payload.size()) + ")";
+    if (auto difference = compare_bytes(want.payload, have.payload, Naming{Naming::Kind::kPayload, i})) {
+      result.first_difference = difference->offset;
+      const std::string text = which + "payload differs: " + difference->summary() + " (expected " +
+                               std::to_string(want.payload.size()) + " bytes, got " +
+                               std::to_string(have.payload.size()) + ")";
+      result.difference = std::move(difference);
+      return text;
     }
   }
   return {};
@@ -123,6 +142,8 @@ std::string shell_quote(const std::string& text) {
   return quoted + "'";
 }
 
+}  // namespace
+
 std::string replay_command(const RunOptions& options, const CaseResult& result) {
   std::string command = shell_quote(options.program) + " run --adapter " + shell_quote(options.adapter);
   if (options.one_shot) command += " --one-shot";
@@ -134,8 +155,6 @@ std::string replay_command(const RunOptions& options, const CaseResult& result) 
              std::string(to_string(result.op)) + " --verbose";
   return command;
 }
-
-}  // namespace
 
 std::string id_glob(std::string_view id) {
   std::string glob;
@@ -185,17 +204,18 @@ void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseRe
   }
   if (op == Operation::kDecode) {
     const auto& accepted = std::get<protocol::Accept>(outcome);
-    result.detail = describe_tensor_difference(c.description, accepted.description, result.first_difference);
+    result.detail = describe_tensor_difference(c.description, accepted.description, result);
     result.status = result.detail.empty() ? Status::kPass : Status::kFail;
     return;
   }
   const auto& encoded = std::get<protocol::EncodedBlock>(outcome);
-  if (encoded.bytes != *c.block) {
-    result.first_difference = kiln::first_difference(*c.block, encoded.bytes);
+  if (auto difference = compare_bytes(*c.block, encoded.bytes)) {
+    result.first_difference = difference->offset;
     result.status = Status::kFail;
-    result.detail = "encoded block differs from byte " + std::to_string(*result.first_difference) +
-                    " (expected " + std::to_string(c.block->size()) + " bytes, got " +
+    result.detail = "encoded block differs: " + difference->summary() + " (expected " +
+                    std::to_string(c.block->size()) + " bytes, got " +
                     std::to_string(encoded.bytes.size()) + ")";
+    result.difference = std::move(difference);
     return;
   }
   result.status = Status::kPass;
@@ -217,7 +237,9 @@ std::string status_label(const CaseResult& result) {
   }
 }
 
-void print_result(std::ostream& out, const RunOptions& options, const CaseResult& result) {
+}  // namespace
+
+void print_result(std::ostream& out, const CaseResult& result, std::string_view replay) {
   out << status_label(result) << "  " << result.case_id << " " << to_string(result.op) << "\n";
   if (result.status == Status::kPass && !result.stale_listing()) return;
   if (result.status == Status::kSkip) {
@@ -230,6 +252,8 @@ void print_result(std::ostream& out, const RunOptions& options, const CaseResult
   out << "    expected: " << result.expected << "\n";
   out << "    got:      " << protocol::printable(result.got) << "\n";
   if (!result.detail.empty()) out << "    detail:   " << protocol::printable(result.detail) << "\n";
+  if (result.difference)
+    for (const std::string& line : window_lines(*result.difference)) out << "      " << line << "\n";
   if (result.recommended_failure())
     out << "    level:    recommended: the format leaves a choice here; this does not deny the "
            "certificate\n";
@@ -242,7 +266,13 @@ void print_result(std::ostream& out, const RunOptions& options, const CaseResult
     out << "    adapter stderr:\n";
     for (std::string line; std::getline(lines, line);) out << "      | " << protocol::printable(line) << "\n";
   }
-  out << "    replay:   " << replay_command(options, result) << "\n";
+  if (!replay.empty()) out << "    replay:   " << replay << "\n";
+}
+
+namespace {
+
+void print_result(std::ostream& out, const RunOptions& options, const CaseResult& result) {
+  conformance::print_result(out, result, replay_command(options, result));
 }
 
 std::string utc_now() {
@@ -391,19 +421,20 @@ std::optional<Session> start_adapter(const RunOptions& options, const Plan& plan
   return session;
 }
 
-// One (case, op) through the adapter, judged: status and what explains it; the
-// verdict is the list's to give.
-CaseResult run_one_case(const Case& c, Operation op, Session& session) {
+}  // namespace
+
+CaseResult run_case(const Case& c, Operation op, Driver& driver,
+                    const std::optional<protocol::Hello>& hello) {
   CaseResult result;
   result.case_id = c.id;
   result.topic = topic_of(c);
+  result.profile = c.profile;
   result.op = op;
   result.level = c.level;
   for (Rule rule : c.rules) result.rules.emplace_back(rule_info(rule).id);
   result.expected = expectation_text(c.expect, op);
 
   const protocol::Op wire_op = op == Operation::kDecode ? protocol::Op::kDecode : protocol::Op::kEncode;
-  const auto& hello = session.hello;
   const auto started = Clock::now();
   if (const auto why = unjudgeable(c, op)) {
     result.status = Status::kError;
@@ -420,7 +451,7 @@ CaseResult run_one_case(const Case& c, Operation op, Session& session) {
       request = protocol::DecodeRequest{c.id, c.profile, *c.block};
     else
       request = protocol::EncodeRequest{c.id, c.profile, c.description};
-    Exchange exchange = session.driver->exchange(request);
+    Exchange exchange = driver.exchange(request);
     result.adapter_stderr = bounded_tail(std::move(exchange.adapter_stderr));
     if (exchange.kind == Exchange::Kind::kReply) {
       judge(c, op, exchange.outcome, result);
@@ -433,6 +464,8 @@ CaseResult run_one_case(const Case& c, Operation op, Session& session) {
   result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return result;
 }
+
+namespace {
 
 // Every planned (case, op), each given its verdict as it finishes; prints what
 // fails the run and recommended failures (everything with --verbose), and
@@ -451,7 +484,7 @@ std::vector<CaseResult> run_cases(const RunOptions& options, Plan& plan, Session
             << plan.planned - results.size() << " of " << plan.planned << " not run\n";
         return results;
       }
-      CaseResult result = run_one_case(*c, op, session);
+      CaseResult result = run_case(*c, op, *session.driver, session.hello);
       plan.expected.record(result);
       failing += result.unexpected();
       if (options.verbose || result.unexpected() || result.recommended_failure())
@@ -562,6 +595,7 @@ bool write_reports(const RunOptions& options, const ReportContext& context, cons
         json_report(context).dump(1, ' ', false, protocol::Json::error_handler_t::replace) + "\n");
   write(options.junit_report, junit_report(context));
   write(options.markdown_report, markdown_report(context));
+  if (options.html_report) write(options.html_report, html_page("run", json_report(context)));
   if (options.write_expected_failures)
     write(options.write_expected_failures,
           ExpectedFailures::write(context.results, "Expected failures of " + who + " (kiln-conformance " +

@@ -20,6 +20,8 @@
 //   --log-stderr             write "kiln-fake: request for case ID" to stderr per request
 //   --no-encode              hello offers only decode
 //   --reject-everything      answer every decode and encode with a FRAME reject
+//   --hostile-text           reject everything with markup, script and control characters in
+//                            the hello name and messages, and invalid UTF-8 on stderr (kHostileText)
 //   --count-starts FILE      append one line to FILE per process start
 #include <signal.h>
 #include <unistd.h>
@@ -44,7 +46,14 @@ struct Flags {
   bool log_stderr = false;
   bool no_encode = false;
   bool reject_everything = false;
+  bool hostile_text = false;
 };
+
+// What an adapter could say to break a report: markup that runs script if a
+// page inserts it as HTML, an end tag for the page's data element, controls.
+constexpr const char* kHostileText =
+    "</script><script>window.kilnPwned=1</script><img src=x onerror=\"window.kilnPwned=2\">"
+    "<b>bold</b> \x01\x1b[31m & \u2028 end";
 
 [[noreturn]] void sleep_forever() {
   for (;;) pause();
@@ -56,7 +65,7 @@ class FakeAdapter final : public kp::Adapter {
   explicit FakeAdapter(const Flags& flags) : flags_(flags) {}
   kp::Hello hello() override {
     kp::Hello hello = reference_.hello();
-    hello.name = "kiln-fake";
+    hello.name = flags_.hostile_text ? std::string("kiln-fake ") + kHostileText : "kiln-fake";
     if (flags_.no_encode) hello.ops = {std::string(kp::kOpDecode)};
     return hello;
   }
@@ -70,9 +79,10 @@ class FakeAdapter final : public kp::Adapter {
   }
 
  private:
-  static kp::Outcome rejection() {
-    return kp::Reject{kiln::ErrorClass::kFrame, "rejects everything on purpose", std::nullopt,
-                      std::nullopt};
+  kp::Outcome rejection() const {
+    return kp::Reject{kiln::ErrorClass::kFrame,
+                      flags_.hostile_text ? kHostileText : "rejects everything on purpose",
+                      std::nullopt, std::nullopt};
   }
   const Flags& flags_;
   kp::ReferenceAdapter reference_;
@@ -106,6 +116,7 @@ int main(int argc, char** argv) {
     else if (arg == "--log-stderr") flags.log_stderr = true;
     else if (arg == "--no-encode") flags.no_encode = true;
     else if (arg == "--reject-everything") flags.reject_everything = true;
+    else if (arg == "--hostile-text") flags.hostile_text = flags.reject_everything = true;
     else if (arg == "--count-starts" && i + 1 < argc) std::ofstream(argv[++i], std::ios::app) << "start\n";
     else if (arg.rfind("--", 0) == 0 && arg.size() > 6 && arg.substr(arg.size() - 3) == "-on" && i + 1 < argc)
       flags.on_case.emplace(arg.substr(2, arg.size() - 5), argv[++i]);
@@ -125,6 +136,7 @@ int main(int argc, char** argv) {
                                           json.value()["case"].is_string())
       case_id = json.value()["case"].get<std::string>();
     if (flags.flood_stderr) flood_stderr();
+    if (flags.hostile_text) std::cerr << kHostileText << " \xff\xfe\xc0\x80 not UTF-8\n" << std::flush;
     if (flags.log_stderr) std::cerr << "kiln-fake: request for case " << case_id << "\n" << std::flush;
 
     if (misbehaves(flags, "crash", case_id)) std::abort();

@@ -613,7 +613,7 @@ TEST(FirstDifference, IsTheFirstDifferingOffsetOrTheShorterLength) {
   EXPECT_EQ(to_string(encoded.status), "FAIL");
   ASSERT_TRUE(encoded.first_difference);
   EXPECT_EQ(*encoded.first_difference, 2u);
-  EXPECT_EQ(encoded.detail, "encoded block differs from byte 2 (expected 3 bytes, got 3)");
+  EXPECT_EQ(encoded.detail, "encoded block differs: byte 2: header magic: expected 01 02 03 (end), got 01 02 04 (end) (expected 3 bytes, got 3)");
 }
 
 TEST(Judge, TheRuleIsInformativeAndARejectedEncodeNeedsNoBlock) {

@@ -24,11 +24,13 @@ struct Error {
   std::string describe() const;
 };
 
-template <class T>
+// E is the error type: kiln::Error for Kiln blocks, kiln::hurray::Error for the
+// Hurray element codec (hurray.hpp).
+template <class T, class E = Error>
 class [[nodiscard]] Result {
  public:
   Result(T value) : state_(std::move(value)) {}          // NOLINT: implicit by design
-  Result(Error error) : state_(std::move(error)) {}      // NOLINT: implicit by design
+  Result(E error) : state_(std::move(error)) {}          // NOLINT: implicit by design
 
   bool ok() const noexcept { return state_.index() == 0; }
   explicit operator bool() const noexcept { return ok(); }
@@ -36,10 +38,10 @@ class [[nodiscard]] Result {
   T& value() & { return std::get<0>(state_); }
   const T& value() const& { return std::get<0>(state_); }
   T&& value() && { return std::get<0>(std::move(state_)); }
-  const Error& error() const { return std::get<1>(state_); }
+  const E& error() const { return std::get<1>(state_); }
 
  private:
-  std::variant<T, Error> state_;
+  std::variant<T, E> state_;
 };
 
 }  // namespace kiln

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kiln/conformance/block_diff.hpp"
 #include "kiln/conformance/case_loader.hpp"
 #include "kiln/conformance/driver.hpp"
 
@@ -39,6 +40,7 @@ std::string_view to_string(Verdict verdict) noexcept;
 struct CaseResult {
   std::string case_id;
   std::string topic;             // the case's folder under the cases directory
+  std::string profile;           // the case's format profile; reports write "kiln-v2" when empty
   Operation op = Operation::kDecode;
   Level level = Level::kRequired;
   std::vector<std::string> rules;
@@ -54,6 +56,9 @@ struct CaseResult {
   std::string got;               // what came back
   std::string detail;            // why it failed, or why it was skipped
   std::optional<std::uint64_t> first_difference;  // bytes: first differing offset
+  // The same difference named by field, with a hex window of both sides: an
+  // encoded block, or a decoded tensor's payload.
+  std::optional<ByteDifference> difference;
   std::string adapter_stderr;    // its tail
   double seconds = 0;
 
@@ -84,6 +89,7 @@ struct RunOptions {
   std::optional<std::filesystem::path> json_report;
   std::optional<std::filesystem::path> junit_report;
   std::optional<std::filesystem::path> markdown_report;
+  std::optional<std::filesystem::path> html_report;  // one self-contained page
   // Stop once this many results fail the run (the rest are not run, so the
   // certificate is denied); 0: run everything.
   std::size_t max_failures = 0;
@@ -91,6 +97,9 @@ struct RunOptions {
   bool quiet_progress = false;
   std::string program = "kiln-conformance";  // for replay commands
 };
+
+// The command that runs this one result again, verbosely.
+std::string replay_command(const RunOptions& options, const CaseResult& result);
 
 // Results counted by verdict. failed counts every result that fails the run
 // (unexpected and changed failures, stale listings, unjudged cases).
@@ -117,6 +126,18 @@ std::vector<TopicTotals> totals_by_topic(const std::vector<CaseResult>& results)
 // result's status, got, detail and first_difference. A case that lacks what op
 // needs (its block, a reject's class) is a Status::kError result.
 void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseResult& result);
+
+// One (case, op) through driver, as `run` does it: skipped when hello (nullopt:
+// the adapter had none, so every op is tried) does not offer its op or profile,
+// else sent and judged. Sets everything but the listing and the verdict, which
+// ExpectedFailures::record gives.
+CaseResult run_case(const Case& c, Operation op, Driver& driver,
+                    const std::optional<protocol::Hello>& hello);
+
+// A result as `run` prints it: its status (and how its verdict differs), id and
+// op; for anything but a pass, the rules, what was expected, what came back,
+// why, its listing and the adapter's stderr; then the replay command when not empty.
+void print_result(std::ostream& out, const CaseResult& result, std::string_view replay);
 
 // Runs the suite; writes progress, unexpected results and recommended failures
 // to out, problems with the inputs to err. exit_code: 0 all passed (or only

@@ -1,0 +1,289 @@
+#include "kiln/conformance/html_report.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <set>
+#include <tuple>
+
+#include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/report.hpp"
+#include "kiln/conformance/sha256.hpp"
+#include "kiln/hex.hpp"
+
+namespace kiln::conformance {
+
+// runner/html/, built in by runner/CMakeLists.txt.
+std::string_view html_asset_page_css();
+std::string_view html_asset_common_js();
+std::string_view html_asset_run_js();
+std::string_view html_asset_matrix_js();
+
+namespace {
+
+using protocol::Json;
+
+// A report file larger than this is refused: a run of every case with every
+// message at its bound stays far below it.
+constexpr std::uintmax_t kMaxReportBytes = std::uintmax_t{512} << 20;
+
+std::string base64(const std::vector<std::uint8_t>& bytes) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::uint32_t chunk = (std::uint32_t{bytes[i]} << 16) |
+                                (i + 1 < bytes.size() ? std::uint32_t{bytes[i + 1]} << 8 : 0) |
+                                (i + 2 < bytes.size() ? std::uint32_t{bytes[i + 2]} : 0);
+    out += kAlphabet[(chunk >> 18) & 63];
+    out += kAlphabet[(chunk >> 12) & 63];
+    out += i + 1 < bytes.size() ? kAlphabet[(chunk >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? kAlphabet[chunk & 63] : '=';
+  }
+  return out;
+}
+
+// A CSP source that admits exactly this inline text.
+std::string csp_hash(std::string_view text) {
+  Sha256 sha;
+  sha.update(text);
+  return "'sha256-" + base64(from_hex(sha.hex_digest()).value_or(std::vector<std::uint8_t>{})) + "'";
+}
+
+const Json* member(const Json& object, const char* name, Json::value_t type) {
+  const auto it = object.find(name);
+  if (it == object.end()) return nullptr;
+  // Integers of either sign count as numbers where a number is asked for.
+  if (type == Json::value_t::number_unsigned ? !it->is_number() : it->type() != type) return nullptr;
+  return &*it;
+}
+
+std::string string_member(const Json& object, const char* name, std::string fallback = {}) {
+  const Json* value = member(object, name, Json::value_t::string);
+  return value ? value->get<std::string>() : fallback;
+}
+
+// What a matrix row is keyed and sorted by.
+using RowKey = std::tuple<std::string, std::string, std::string, std::string>;  // profile, topic, case, op
+
+}  // namespace
+
+std::string script_safe_json(const Json& data) {
+  // ensure_ascii writes every non-ASCII character (U+2028 and U+2029 among
+  // them) as \u escapes; invalid UTF-8, which JSON cannot carry, is replaced.
+  const std::string text = data.dump(-1, ' ', true, Json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size() + text.size() / 16);
+  // Outside strings JSON has none of these characters, so escaping them
+  // everywhere changes no value.
+  for (char c : text) {
+    switch (c) {
+      case '<': out += "\\u003c"; break;
+      case '>': out += "\\u003e"; break;
+      case '&': out += "\\u0026"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string html_page(std::string_view kind, const Json& data) {
+  const std::string script = std::string(html_asset_common_js()) + "\n" +
+                             std::string(kind == "matrix" ? html_asset_matrix_js() : html_asset_run_js());
+  const std::string style(html_asset_page_css());
+  std::string page;
+  page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  page += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src " +
+          csp_hash(style) + "; script-src " + csp_hash(script) +
+          "; img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'\">\n";
+  page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  page += kind == "matrix" ? "<title>Kiln conformance matrix</title>\n" : "<title>Kiln conformance</title>\n";
+  page += "<style>" + style + "</style>\n</head>\n<body>\n<div id=\"root\"></div>\n";
+  page += "<script type=\"application/json\" id=\"kiln-data\">" + script_safe_json(data) + "</script>\n";
+  page += "<noscript>This report is drawn by its script; the data is in the kiln-data element.</noscript>\n";
+  page += "<script>" + script + "</script>\n</body>\n</html>\n";
+  return page;
+}
+
+bool load_run_report(const std::filesystem::path& file, LoadedReport& loaded, std::string& error) {
+  const std::string name = file.string();
+  std::error_code code;
+  const auto size = std::filesystem::file_size(file, code);
+  if (code) {
+    error = name + ": cannot read: " + code.message();
+    return false;
+  }
+  if (size > kMaxReportBytes) {
+    error = name + ": " + std::to_string(size) + " bytes, more than a run report may have (" +
+            std::to_string(kMaxReportBytes) + ")";
+    return false;
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) {
+    error = name + ": cannot read";
+    return false;
+  }
+  // The protocol's parser: UTF-8 checked, nesting and object width bounded.
+  auto parsed = protocol::parse_line(text);
+  if (!parsed) {
+    error = name + ": not JSON: " + parsed.error();
+    return false;
+  }
+  Json report = std::move(parsed).value();
+  const auto refuse = [&](const std::string& why) {
+    error = name + ": not a kiln-conformance run report (" + why + "); write one with `run --json FILE`";
+    return false;
+  };
+  if (!report.is_object() || string_member(report, "report") != "kiln-conformance-run")
+    return refuse("its \"report\" is not \"kiln-conformance-run\"");
+  const Json* version = member(report, "report_version", Json::value_t::number_unsigned);
+  if (!version || *version != kJsonReportVersion)
+    return refuse("report_version is not " + std::to_string(kJsonReportVersion));
+  if (!member(report, "case_set_sha256", Json::value_t::string)) return refuse("no case_set_sha256");
+  const Json* results = member(report, "results", Json::value_t::array);
+  if (!results) return refuse("no results array");
+  for (std::size_t i = 0; i < results->size(); ++i) {
+    const Json& item = (*results)[i];
+    if (!item.is_object()) return refuse("result " + std::to_string(i) + " is not an object");
+    for (const char* field : {"case", "op", "status", "verdict"})
+      if (!member(item, field, Json::value_t::string))
+        return refuse("result " + std::to_string(i) + " has no string \"" + field + "\"");
+  }
+  loaded.file = file;
+  loaded.report = std::move(report);
+  return true;
+}
+
+bool matrix_data(const std::vector<LoadedReport>& reports, bool allow_different_case_sets, Json& data,
+                 std::string& error) {
+  if (reports.empty()) {
+    error = "no reports to merge";
+    return false;
+  }
+  std::vector<std::string> case_sets;
+  for (const LoadedReport& loaded : reports) {
+    const std::string sha = string_member(loaded.report, "case_set_sha256");
+    if (std::find(case_sets.begin(), case_sets.end(), sha) == case_sets.end()) case_sets.push_back(sha);
+    if (case_sets.size() > 1 && !allow_different_case_sets) {
+      const std::string first = string_member(reports.front().report, "case_set_sha256");
+      error = reports.front().file.string() + " (case set " + first.substr(0, 12) + ") and " +
+              loaded.file.string() + " (case set " + sha.substr(0, 12) +
+              ") are reports of different case sets, so their results do not compare case for case; "
+              "run both on one case set, or pass --allow-different-case-sets";
+      return false;
+    }
+  }
+  // Labels: the adapter's name and version, the file's stem when two agree.
+  std::vector<std::string> labels;
+  std::map<std::string, int> uses;
+  for (const LoadedReport& loaded : reports) {
+    const Json* adapter = member(loaded.report, "adapter", Json::value_t::object);
+    std::string label = adapter ? string_member(*adapter, "name") : std::string();
+    if (label.empty()) label = adapter ? string_member(*adapter, "command", "unknown") : "unknown";
+    else if (adapter) label += " " + string_member(*adapter, "version");
+    labels.push_back(label);
+    ++uses[label];
+  }
+  std::set<std::string> taken;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    std::string label = uses[labels[i]] > 1 ? reports[i].file.stem().string() : labels[i];
+    for (int n = 2; taken.count(label); ++n) label = labels[i] + " #" + std::to_string(n);
+    taken.insert(label);
+    labels[i] = label;
+  }
+
+  Json implementations = Json::array();
+  std::map<RowKey, Json> rows;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const Json& report = reports[i].report;
+    const Json* adapter = member(report, "adapter", Json::value_t::object);
+    Json impl;
+    impl["label"] = labels[i];
+    impl["file"] = reports[i].file.filename().string();
+    impl["name"] = adapter ? string_member(*adapter, "name") : "";
+    impl["version"] = adapter ? string_member(*adapter, "version") : "";
+    impl["command"] = adapter ? string_member(*adapter, "command") : "";
+    impl["certificate"] = string_member(report, "certificate");
+    impl["case_set_sha256"] = string_member(report, "case_set_sha256");
+    impl["suite_version"] = string_member(report, "suite_version");
+    const Json* totals = member(report, "totals", Json::value_t::object);
+    impl["totals"] = totals ? *totals : Json::object();
+    implementations.push_back(std::move(impl));
+
+    const std::string report_profile = string_member(report, "profile", "kiln-v2");
+    for (const Json& item : report["results"]) {
+      const RowKey key{string_member(item, "profile", report_profile), string_member(item, "topic", "(top)"),
+                       item["case"].get<std::string>(), item["op"].get<std::string>()};
+      auto [it, fresh] = rows.try_emplace(key);
+      Json& row = it->second;
+      if (fresh) {
+        row["profile"] = std::get<0>(key);
+        row["topic"] = std::get<1>(key);
+        row["case"] = std::get<2>(key);
+        row["op"] = std::get<3>(key);
+        row["level"] = string_member(item, "level", "required");
+        const Json* rules = member(item, "rules", Json::value_t::array);
+        row["rules"] = rules ? *rules : Json::array();
+        row["cells"] = Json::array();
+      }
+      Json& cells = row["cells"];
+      while (cells.size() < i) cells.push_back(nullptr);
+      if (cells.size() > i) continue;  // a report that names one (case, op) twice: the first counts
+      // A passing cell needs only its status; any other keeps all it says.
+      Json cell;
+      if (item["verdict"] == "pass") {
+        cell = {{"status", item["status"]}, {"verdict", item["verdict"]}};
+      } else {
+        cell = item;
+        for (const char* shared : {"case", "op", "topic", "profile", "rules", "level"}) cell.erase(shared);
+      }
+      cells.push_back(std::move(cell));
+    }
+  }
+  data = Json::object();
+  data["implementations"] = std::move(implementations);
+  data["case_sets"] = case_sets;
+  Json ordered = Json::array();
+  std::size_t disagreements = 0;
+  for (auto& [key, row] : rows) {
+    Json& cells = row["cells"];
+    while (cells.size() < reports.size()) cells.push_back(nullptr);
+    std::set<std::string> statuses;
+    for (const Json& cell : cells) statuses.insert(cell.is_null() ? "" : cell["status"].get<std::string>());
+    row["disagree"] = statuses.size() > 1;
+    disagreements += statuses.size() > 1;
+    ordered.push_back(std::move(row));
+  }
+  data["rows"] = std::move(ordered);
+  data["disagreements"] = disagreements;
+  return true;
+}
+
+int report_matrix(const MatrixOptions& options, std::ostream& out, std::ostream& err) {
+  std::vector<LoadedReport> reports;
+  std::string error;
+  for (const auto& file : options.reports) {
+    LoadedReport loaded;
+    if (!load_run_report(file, loaded, error)) {
+      err << "report: " << error << "\n";
+      return kExitUsage;
+    }
+    reports.push_back(std::move(loaded));
+  }
+  Json data;
+  if (!matrix_data(reports, options.allow_different_case_sets, data, error)) {
+    err << "report: " << error << "\n";
+    return kExitUsage;
+  }
+  if (!write_text_file(options.html, html_page("matrix", data), error)) {
+    err << "report: " << error << "\n";
+    return kExitUsage;
+  }
+  out << "report: wrote " << options.html.string() << ": " << reports.size() << " implementations, "
+      << data["rows"].size() << " results each, " << data["disagreements"].get<std::size_t>()
+      << " where they disagree\n";
+  return kExitOk;
+}
+
+}  // namespace kiln::conformance

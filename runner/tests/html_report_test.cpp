@@ -1,0 +1,159 @@
+// The HTML reports: the embedded data cannot end its element or open markup,
+// the page carries its own style and script under a CSP, run reports are read
+// strictly, and the matrix merges reports of one case set (and refuses others).
+// The browser test (browser_test.py) checks what a reader sees.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "kiln/conformance/html_report.hpp"
+#include "kiln/conformance/run.hpp"
+#include "test_support.hpp"
+
+namespace kiln::conformance {
+namespace {
+
+using protocol::Json;
+using testing::ScratchDir;
+using testing::read_text;
+using testing::write_text;
+
+const std::string kHostile = "</script><script>alert(1)</script><!-- \u2028 & <img src=x onerror=alert(2)>";
+
+TEST(ScriptSafeJson, HasNoMarkupCharactersAndKeepsEveryValue) {
+  const Json data = {{"text", kHostile}, {"bad", std::string("a\xff\xfe" "b")}, {"control", "\x01\x1b"}};
+  const std::string safe = script_safe_json(data);
+  EXPECT_EQ(safe.find_first_of("<>&"), std::string::npos) << safe;
+  for (unsigned char c : safe) EXPECT_LT(c, 0x80) << safe;
+  const Json back = Json::parse(safe);
+  EXPECT_EQ(back["text"], kHostile);
+  EXPECT_EQ(back["control"], "\x01\x1b");
+  EXPECT_EQ(back["bad"], "a\uFFFD\uFFFDb");  // JSON cannot carry invalid UTF-8
+}
+
+TEST(HtmlPage, IsSelfContainedWithItsDataInertAndAPolicy) {
+  const std::string page = html_page("run", Json{{"certificate", kHostile}, {"results", Json::array()}});
+  EXPECT_EQ(page.find("alert(1)</script>"), std::string::npos);
+  EXPECT_EQ(page.find("<img"), std::string::npos);
+  EXPECT_NE(page.find("Content-Security-Policy"), std::string::npos);
+  EXPECT_NE(page.find("script-src 'sha256-"), std::string::npos);
+  EXPECT_NE(page.find("connect-src 'none'"), std::string::npos);
+  // No resource from anywhere else.
+  for (const char* outside : {"src=\"http", "href=\"http", "@import", "url("})
+    EXPECT_EQ(page.find(outside), std::string::npos) << outside;
+  // Two script elements: the inert data and the page's own script.
+  std::size_t scripts = 0;
+  for (std::size_t at = page.find("<script"); at != std::string::npos; at = page.find("<script", at + 1)) ++scripts;
+  EXPECT_EQ(scripts, 2u);
+}
+
+Json result_item(const std::string& id, const std::string& op, const std::string& status,
+                 const std::string& verdict) {
+  return {{"case", id}, {"topic", "seed"}, {"op", op}, {"status", status}, {"verdict", verdict},
+          {"rules", Json::array({"FRAME-MAGIC"})}, {"expected", "accept"}, {"got", "accept"}};
+}
+
+Json run_report(const std::string& name, const std::string& sha, std::vector<Json> results) {
+  return {{"report", "kiln-conformance-run"}, {"report_version", 1}, {"case_set_sha256", sha},
+          {"adapter", {{"name", name}, {"version", "1.0"}, {"command", name}}},
+          {"certificate", "CERT " + name}, {"totals", {{"passed", 1}}}, {"results", results}};
+}
+
+LoadedReport loaded(const std::string& file, Json report) { return LoadedReport{file, std::move(report)}; }
+
+TEST(MatrixData, OneRowPerCaseAndOpWithACellPerImplementation) {
+  const std::vector<LoadedReport> reports{
+      loaded("a.json", run_report("alpha", "s1", {result_item("c1", "decode", "PASS", "pass"),
+                                                  result_item("c2", "decode", "PASS", "pass")})),
+      loaded("b.json", run_report("beta", "s1", {result_item("c1", "decode", "PASS", "pass"),
+                                                 result_item("c2", "decode", "CRASH", "unexpected-failure")}))};
+  Json data;
+  std::string error;
+  ASSERT_TRUE(matrix_data(reports, false, data, error)) << error;
+  ASSERT_EQ(data["implementations"].size(), 2u);
+  EXPECT_EQ(data["implementations"][0]["label"], "alpha 1.0");
+  EXPECT_EQ(data["implementations"][1]["certificate"], "CERT beta");
+  ASSERT_EQ(data["rows"].size(), 2u);
+  EXPECT_EQ(data["rows"][0]["case"], "c1");
+  EXPECT_EQ(data["rows"][0]["profile"], "kiln-v2");  // absent: the one profile there is
+  EXPECT_FALSE(data["rows"][0]["disagree"].get<bool>());
+  EXPECT_TRUE(data["rows"][1]["disagree"].get<bool>());
+  EXPECT_EQ(data["rows"][1]["cells"][1]["status"], "CRASH");
+  EXPECT_EQ(data["rows"][1]["cells"][1]["got"], "accept");  // a failing cell keeps its details
+  EXPECT_EQ(data["disagreements"], 1);
+}
+
+TEST(MatrixData, RefusesDifferentCaseSetsUnlessAllowed) {
+  const std::vector<LoadedReport> reports{
+      loaded("a.json", run_report("alpha", "1111111111111111", {result_item("c1", "decode", "PASS", "pass")})),
+      loaded("b.json", run_report("alpha", "2222222222222222", {result_item("c9", "encode", "PASS", "pass")}))};
+  Json data;
+  std::string error;
+  EXPECT_FALSE(matrix_data(reports, false, data, error));
+  EXPECT_NE(error.find("different case sets"), std::string::npos) << error;
+  EXPECT_NE(error.find("--allow-different-case-sets"), std::string::npos) << error;
+  ASSERT_TRUE(matrix_data(reports, true, data, error)) << error;
+  EXPECT_EQ(data["case_sets"].size(), 2u);
+  ASSERT_EQ(data["rows"].size(), 2u);
+  EXPECT_TRUE(data["rows"][0]["cells"][1].is_null());
+  EXPECT_TRUE(data["rows"][0]["disagree"].get<bool>());
+  // Same adapter name twice: told apart by file name.
+  EXPECT_EQ(data["implementations"][0]["label"], "a");
+  EXPECT_EQ(data["implementations"][1]["label"], "b");
+}
+
+TEST(LoadRunReport, RefusesWhatIsNotARunReport) {
+  ScratchDir scratch;
+  LoadedReport report;
+  std::string error;
+  const auto refused = [&](const std::string& text) {
+    write_text(scratch / "r.json", text);
+    error.clear();
+    return !load_run_report(scratch / "r.json", report, error) && !error.empty();
+  };
+  EXPECT_TRUE(refused("not json"));
+  EXPECT_TRUE(refused("{\"report\": \"something else\"}"));
+  EXPECT_TRUE(refused(std::string(100000, '[')));  // nesting bounded, no stack overflow
+  EXPECT_TRUE(refused(run_report("x", "s", {Json{{"case", 1}}}).dump()));
+  EXPECT_TRUE(refused(std::string("{\"report\": \"kiln-conformance-run\", \"x\": \"\xff\"}")));
+  write_text(scratch / "r.json", run_report("x", "s", {result_item("c", "decode", "PASS", "pass")}).dump(1));
+  EXPECT_TRUE(load_run_report(scratch / "r.json", report, error)) << error;
+  EXPECT_FALSE(load_run_report(scratch / "missing.json", report, error));
+}
+
+// End to end through the CLI: a hostile adapter's run as a page and a matrix;
+// its text is in the data, escaped, and nowhere as markup.
+TEST(HtmlReportCli, RunAndMatrixPagesCarryHostileTextInertly) {
+  ScratchDir scratch;
+  ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(scratch / "cases"));
+  const std::string cli = KILN_CONFORMANCE_CLI;
+  const auto run = [&](const std::string& adapter, const std::string& name) {
+    return testing::run_program(cli, {"run", "--no-progress", "--cases", (scratch / "cases").string(), "--adapter",
+                                      adapter, "--json", (scratch / (name + ".json")).string(), "--html",
+                                      (scratch / (name + ".html")).string()},
+                                scratch);
+  };
+  EXPECT_EQ(run(KILN_REFERENCE_ADAPTER, "reference").exit_code, 0);
+  EXPECT_EQ(run(std::string(KILN_FAKE_ADAPTER) + " --hostile-text", "hostile").exit_code, 1);
+  const std::string page = read_text(scratch / "hostile.html");
+  EXPECT_NE(page.find("window.kilnPwned"), std::string::npos);  // the text is there...
+  EXPECT_EQ(page.find("<script>window.kilnPwned"), std::string::npos);  // ...never as markup
+  EXPECT_EQ(page.find("<img"), std::string::npos);
+
+  const auto matrix = testing::run_program(
+      cli, {"report", "--html", (scratch / "matrix.html").string(), (scratch / "reference.json").string(),
+            (scratch / "hostile.json").string()},
+      scratch);
+  EXPECT_EQ(matrix.exit_code, 0) << matrix.err;
+  EXPECT_NE(matrix.out.find("2 implementations"), std::string::npos) << matrix.out;
+  EXPECT_EQ(read_text(scratch / "matrix.html").find("<img"), std::string::npos);
+
+  write_text(scratch / "broken.json", "{");
+  const auto broken = testing::run_program(
+      cli, {"report", "--html", (scratch / "m2.html").string(), (scratch / "broken.json").string()}, scratch);
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_NE(broken.err.find("broken.json"), std::string::npos) << broken.err;
+}
+
+}  // namespace
+}  // namespace kiln::conformance
