@@ -37,13 +37,14 @@ test-browser: build
 	@KILN_REQUIRE_BROWSER=1 ctest --test-dir $(BUILD) --output-on-failure -L browser
 
 # The same tests, built with AddressSanitizer and UndefinedBehaviorSanitizer.
-# The fuzz-only label measures the fuzzer's finding power with fixed budgets;
+# The fuzz-only label measures the fuzzer's finding power with fixed budgets,
+# and the browser label needs the browser (make test-browser);
 # the fuzz command's code runs under the sanitizers in the runner's own tests.
 test-sanitize: deps
 	@cmake -S . -B $(SANITIZE_BUILD) -DKILN_SANITIZE=ON -DKILN_BUILD_BENCH=OFF \
 	  -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(SANITIZE_BUILD) -j$(JOBS)
-	@ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j$(JOBS) -LE 'long|fuzz-only' \
+	@ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j$(JOBS) -LE 'long|fuzz-only|browser' \
 	  -E fuzz_oss_fuzz_build
 
 # Long-running checks (RapidCheck with many more cases): not part of `make test`.
