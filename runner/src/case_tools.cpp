@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "kiln/conformance/block_diff.hpp"
 #include "kiln/conformance/families.hpp"
 #include "kiln/conformance/materialize.hpp"
 #include "kiln/conformance/report.hpp"
@@ -765,11 +766,15 @@ std::vector<std::string> check_case(const Case& test_case) {
     problems.push_back("has a block, but its description cannot be placed: " +
                        materialized.placement_error->describe());
   } else if (materialized.block && *materialized.block != *test_case.block) {
-    const std::size_t at = first_difference(*materialized.block, *test_case.block);
+    // Named by field, the regenerated block being the one whose layout is right.
+    const auto difference = compare_bytes(*materialized.block, *test_case.block);
     std::ostringstream message;
-    message << "stored block differs from the regenerated one at byte " << at << " (stored "
-            << test_case.block->size() << " bytes, regenerated " << materialized.block->size()
-            << ")";
+    message << "stored block differs from the regenerated one at "
+            << (difference ? difference->summary()
+                           : "byte " + std::to_string(first_difference(*materialized.block,
+                                                                        *test_case.block)))
+            << " (regenerated first, stored second; stored " << test_case.block->size()
+            << " bytes, regenerated " << materialized.block->size() << ")";
     problems.push_back(message.str());
   }
   Case regenerated = test_case;

@@ -475,7 +475,7 @@ TEST_F(CasesCheck, PassesOnRegeneratedCases) {
   EXPECT_EQ(err, "");
 }
 
-TEST_F(CasesCheck, NamesTheCaseAndTheFirstDifferingByteOfAStoredBlock) {
+TEST_F(CasesCheck, NamesTheCaseTheFirstDifferingByteAndItsFieldOfAStoredBlock) {
   std::string text = read_text(file("kiln-v2-u4"));
   // Byte 129 is the last payload byte, 03: the fifth block line's second byte.
   const std::string last_line = "  2103\n";
@@ -487,7 +487,7 @@ TEST_F(CasesCheck, NamesTheCaseAndTheFirstDifferingByteOfAStoredBlock) {
   std::string err;
   EXPECT_EQ(check(err), kExitFailures);
   EXPECT_NE(err.find("other/kiln-v2-u4.yaml: kiln-v2-u4: stored block differs from the "
-                     "regenerated one at byte 129"),
+                     "regenerated one at byte 129: tensor 0 payload"),
             std::string::npos)
       << err;
 }

@@ -38,8 +38,9 @@ std::variant<std::string, CaseError> rewrite_generated_keys(
 std::string block_hex_lines(const std::vector<std::uint8_t>& block, const std::string& indent);
 
 // Every problem of one loaded case against the reference: bytes that differ from
-// the regenerated ones (with the first differing offset), ops that differ from
-// the derived ones, and a reference outcome that differs from expect.
+// the regenerated ones (the first differing offset and the field it falls in),
+// ops that differ from the derived ones, and a reference outcome that differs
+// from expect.
 std::vector<std::string> check_case(const Case& test_case);
 
 // ---- isolation (cases/README.md, "Isolation") ----
