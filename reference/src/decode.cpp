@@ -53,6 +53,16 @@ std::optional<std::uint64_t> shape_product(std::size_t rank, Dimension dimension
   return count;
 }
 
+// The byte length a closed dtype's count requires (TYPE-BYTE-LENGTH): count x
+// width, or ceil(count / 2) for nibble types; nullopt above 2^64 - 1.
+std::optional<std::uint64_t> closed_byte_length(const DtypeInfo& info,
+                                                std::uint64_t count) noexcept {
+  if (info.packing == Packing::kNibble) return count / 2 + count % 2;
+  std::uint64_t length = 0;
+  if (__builtin_mul_overflow(count, std::uint64_t{info.width}, &length)) return std::nullopt;
+  return length;
+}
+
 template <class Dimension>
 std::uint64_t wrapped_product(std::size_t rank, Dimension dimension) noexcept {
   std::uint64_t count = 1;
@@ -294,24 +304,9 @@ class Decoder {
     return true;
   }
 
-  // Eight bytes at a time (and one overlapping word for the tail): names are
-  // mostly ASCII, and ASCII is valid UTF-8.
-  static bool is_ascii(std::string_view text) noexcept {
-    const auto* p = reinterpret_cast<const std::uint8_t*>(text.data());
-    const std::size_t n = text.size();
-    std::uint64_t high = 0;
-    if (n >= 8) {
-      for (std::size_t i = 0; i + 8 <= n; i += 8) high |= load_u64(p + i);
-      high |= load_u64(p + n - 8);
-    } else {
-      for (std::size_t i = 0; i < n; ++i) high |= p[i];
-    }
-    return (high & 0x8080808080808080ull) == 0;
-  }
-
   // Whether check_tensor_type passes, strictly, for a tensor whose FRAME
-  // checks passed. May say no for a valid tensor (an overflow before a zero
-  // dimension): check_tensor_type then decides.
+  // checks passed: the same readings (shape_product, closed_byte_length), no
+  // message built.
   static bool type_valid(const TensorView& tensor) noexcept {
     const std::uint16_t code = tensor.dtype;
     const std::uint64_t length = tensor.payload.size();
@@ -325,18 +320,15 @@ class Decoder {
       default:
         return false;
     }
-    const DtypeInfo& info = kDtypes[code - 1];
-    std::uint64_t count = 1;
-    bool overflow = false;
-    for (std::size_t axis = 0; axis < tensor.rank; ++axis)
-      overflow |= __builtin_mul_overflow(count, tensor.dimension(axis), &count);
-    std::uint64_t expected = count / 2 + count % 2;
-    if (info.packing != Packing::kNibble)
-      overflow |= __builtin_mul_overflow(count, std::uint64_t{info.width}, &expected);
-    if (overflow | !tensor.layout.empty() | (tensor.block_size != 0) | (length != expected))
+    const DtypeInfo& info = *find_dtype(code);
+    const auto count =
+        shape_product(tensor.rank, [&](std::size_t axis) { return tensor.dimension(axis); });
+    if (!count) return false;
+    const std::optional<std::uint64_t> expected = closed_byte_length(info, *count);
+    if (!expected || !tensor.layout.empty() || tensor.block_size != 0 || length != *expected)
       return false;
     if (info.values == ValueRule::kBoolByte && find_non_bool(tensor.payload)) return false;
-    return !(info.packing == Packing::kNibble && count % 2 == 1 && length != 0 &&
+    return !(info.packing == Packing::kNibble && *count % 2 == 1 && length != 0 &&
              (tensor.payload.back() >> 4) != 0);
   }
 
@@ -426,10 +418,9 @@ class Decoder {
     // Waived, an overflowing product wraps, as unchecked arithmetic would.
     const std::uint64_t count = product ? *product : wrapped_product(tensor.rank, dimension);
 
-    std::uint64_t expected = 0;
-    const bool fits = info.packing == Packing::kNibble
-                          ? (expected = count / 2 + count % 2, true)
-                          : !__builtin_mul_overflow(count, std::uint64_t{info.width}, &expected);
+    const std::optional<std::uint64_t> needed = closed_byte_length(info, count);
+    const bool fits = needed.has_value();
+    const std::uint64_t expected = needed.value_or(0);
     if (enforced(Rule::kTypeByteLength) && (!fits || tensor.payload.size() != expected))
       return fail(Rule::kTypeByteLength, at + entry::kByteLength.offset, who,
                   "byte_length is " + num(tensor.payload.size()) + ", " + std::string(info.name) +

@@ -102,10 +102,12 @@ TEST(LocateInBlock, NonsenseFieldsGiveASpanThatHoldsTheOffset) {
       EXPECT_GE(span.start + (span.length - 1), offset) << span.name << " round " << round;
     }
     auto other = block;
-    other[random() % other.size()] ^= 0x5A;
-    if (auto difference = compare_bytes(block, other)) {
-      EXPECT_FALSE(difference->summary().empty());
-    }
+    const std::size_t changed = random() % other.size();
+    other[changed] ^= 0x5A;
+    const auto difference = compare_bytes(block, other);
+    ASSERT_TRUE(difference) << "round " << round;
+    EXPECT_EQ(difference->offset, changed);
+    EXPECT_FALSE(difference->summary().empty());
   }
 }
 

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +13,28 @@ namespace kiln {
 
 // The index of the first byte that starts an invalid sequence, or nullopt when valid.
 std::optional<std::size_t> find_invalid_utf8(std::string_view bytes) noexcept;
+
+// Whether every byte is below 0x80, eight bytes a word (and one overlapping word
+// for the tail): names are mostly ASCII, and ASCII is valid UTF-8, so a caller
+// on a hot path may test this before find_invalid_utf8.
+inline bool is_ascii(std::string_view text) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::uint64_t high = 0;
+  if (n >= 8) {
+    for (std::size_t i = 0; i + 8 <= n; i += 8) {
+      std::uint64_t word;
+      std::memcpy(&word, p + i, 8);
+      high |= word;
+    }
+    std::uint64_t tail;
+    std::memcpy(&tail, p + n - 8, 8);
+    high |= tail;
+  } else {
+    for (std::size_t i = 0; i < n; ++i) high |= p[i];
+  }
+  return (high & 0x8080808080808080ull) == 0;
+}
 
 inline bool is_valid_utf8(std::string_view bytes) noexcept {
   return !find_invalid_utf8(bytes).has_value();
