@@ -7,21 +7,37 @@ stdout (flushed each time), and exits with status 0 at end of input:
     printf '{"op":"hello","protocol":1}\\n' | python3 kiln_adapter.py
 
 A request it cannot understand gets an error reply naming the member at fault,
-and the loop goes on. Decoding and encoding are kiln.py's.
+and the loop goes on. It offers two profiles: kiln-v2 (whole blocks, kiln.py)
+and hurray-elements (one tensor's element layer, hurray.py), chosen by each
+request's "profile" member (absent: kiln-v2).
+
+    python3 kiln_adapter.py [--hurray-tier2 NAME,NAME,...]
+
+--hurray-tier2 narrows the Tier 2 types offered (an empty list offers none),
+so that a runner's handling of partial Tier 2 support can be exercised; by
+default every Tier 2 type is supported.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
 
+import hurray
 import kiln
 
 PROTOCOL_VERSION = 1
 PROFILE = "kiln-v2"
-HELLO = {"name": "kiln-python", "version": kiln.__version__, "protocol": PROTOCOL_VERSION,
-         "ops": ["decode", "encode"], "profiles": [PROFILE]}
+HURRAY_PROFILE = "hurray-elements"
+PROFILES = (PROFILE, HURRAY_PROFILE)
+
+
+def hello(hurray_tier2=hurray.TIER2_NAMES) -> dict:
+    return {"name": "kiln-python", "version": kiln.__version__, "protocol": PROTOCOL_VERSION,
+            "ops": ["decode", "encode"], "profiles": list(PROFILES),
+            "hurray_tier2": list(hurray_tier2)}
 
 _HEX = re.compile(r"(?:[0-9a-fA-F]{2})*")
 _NOT_HEX_DIGIT = re.compile(r"[^0-9a-fA-F]")
@@ -71,17 +87,20 @@ def read_hex(obj: dict, key: str, where: str = "") -> bytes:
     return bytes.fromhex(text)
 
 
+def read_shape(obj: dict, where: str = "") -> tuple:
+    shape = _member(obj, "shape", where)
+    if not isinstance(shape, list):
+        raise BadRequest(f"{where}shape: expected an array of integers")
+    return tuple(_check_int(d, kiln.U64_MAX, f"{where}shape[{i}]") for i, d in enumerate(shape))
+
+
 def read_tensor(obj, where: str) -> kiln.Tensor:
     if not isinstance(obj, dict):
         raise BadRequest(f"{where}: expected a tensor description object")
     where += "."
-    shape = _member(obj, "shape", where)
-    if not isinstance(shape, list):
-        raise BadRequest(f"{where}shape: expected an array of integers")
-    dims = tuple(_check_int(d, kiln.U64_MAX, f"{where}shape[{i}]") for i, d in enumerate(shape))
     return kiln.Tensor(name=_read_name(obj, where),
                        dtype=read_int(obj, "dtype", kiln.U16_MAX, where),
-                       shape=dims,
+                       shape=read_shape(obj, where),
                        payload=read_hex(obj, "payload", where),
                        layout=_read_layout(obj, where),
                        block_size=read_int(obj, "block_size", kiln.U32_MAX, where))
@@ -116,18 +135,77 @@ def reject(error: kiln.KilnError) -> dict:
             "rule": error.rule, "offset": error.offset}
 
 
+# ---- Hurray element requests (profile hurray-elements) ----
+
+_ELEMENT = re.compile(r"[0-9a-fA-F]+")
+
+
+def read_mode(request: dict) -> str:
+    mode = request.get("mode", hurray.STRICT)  # a request without mode is strict
+    if mode not in hurray.MODES:
+        raise BadRequest(f"mode: expected \"strict\" or \"permissive\", got {json.dumps(mode)}")
+    return mode
+
+
+def read_elements(request: dict) -> list:
+    elements = _member(request, "elements", "")
+    if not isinstance(elements, list):
+        raise BadRequest("elements: expected an array of hex strings")
+    for i, e in enumerate(elements):
+        if not isinstance(e, str):
+            raise BadRequest(f"elements[{i}]: expected a hex string, got {json.dumps(e)}")
+        if not _ELEMENT.fullmatch(e):
+            bad = _NOT_HEX_DIGIT.search(e)
+            why = f"{bad.group()!r} is not a hex digit at character {bad.start()}" if bad else "empty"
+            raise BadRequest(f"elements[{i}]: not hex: {why}")
+    return elements
+
+
+def hurray_reject(error: hurray.HurrayError) -> dict:
+    reply = {"result": "reject", "class": error.error_class, "rule": error.rule,
+             "message": error.message}
+    if error.offset is not None:
+        reply["offset"] = error.offset
+    return reply
+
+
+def answer_hurray(op: str, request: dict, hurray_tier2) -> dict:
+    # Every member is read before the library runs, so a malformed request is
+    # always an error reply, never a rejection.
+    tag = read_int(request, "tag", 0xFF)
+    shape = read_shape(request)
+    if op == "decode":
+        mode = read_mode(request)
+        data = read_hex(request, "data")
+        try:
+            decoded = hurray.decode(tag, shape, mode, data, hurray_tier2)
+        except hurray.HurrayError as error:
+            return hurray_reject(error)
+        if decoded.opaque:
+            return {"result": "opaque"}
+        return {"result": "accept", "elements": decoded.elements}
+    elements = read_elements(request)
+    try:
+        data = hurray.encode(tag, shape, elements, hurray_tier2)
+    except hurray.HurrayError as error:
+        return hurray_reject(error)
+    return {"result": "data", "data": data.hex()}
+
+
 # ---- Answering ----
 
-def _check_profile(request: dict) -> None:
+def _read_profile(request: dict) -> str:
     profile = request.get("profile", PROFILE)
-    if profile != PROFILE:
-        raise BadRequest(f"profile: {json.dumps(profile)} is not offered; this adapter offers \"{PROFILE}\"")
+    if profile not in PROFILES:
+        offered = " and ".join(json.dumps(p) for p in PROFILES)
+        raise BadRequest(f"profile: {json.dumps(profile)} is not offered; this adapter offers {offered}")
     case = request.get("case", "")
     if not isinstance(case, str):
         raise BadRequest(f"case: expected a string, got {json.dumps(case)}")
+    return profile
 
 
-def answer(request) -> dict:
+def answer(request, hurray_tier2=hurray.TIER2_NAMES) -> dict:
     if not isinstance(request, dict):
         raise BadRequest("the line is not a JSON object")
     op = _member(request, "op", "")
@@ -136,30 +214,30 @@ def answer(request) -> dict:
         if type(version) is not int or version != PROTOCOL_VERSION:
             raise BadRequest(f"protocol: this adapter speaks protocol {PROTOCOL_VERSION}, "
                              f"not {json.dumps(version)}")
-        return dict(HELLO)
+        return hello(hurray_tier2)
+    if op not in ("decode", "encode"):
+        raise BadRequest(f"op: unknown op {json.dumps(op)}; protocol 1 has hello, decode and encode")
+    if _read_profile(request) == HURRAY_PROFILE:
+        return answer_hurray(op, request, hurray_tier2)
     if op == "decode":
-        _check_profile(request)
         block = read_hex(request, "block")
         try:
             tensors = kiln.decode(block)
         except kiln.KilnError as error:
             return reject(error)
         return {"result": "accept", "tensors": [tensor_json(t) for t in tensors]}
-    if op == "encode":
-        _check_profile(request)
-        descriptions = _member(request, "tensors", "")
-        if not isinstance(descriptions, list):
-            raise BadRequest("tensors: expected an array of tensor descriptions")
-        tensors = [read_tensor(d, f"tensors[{i}]") for i, d in enumerate(descriptions)]
-        try:
-            block = kiln.encode(tensors)
-        except kiln.KilnError as error:
-            return reject(error)
-        return {"result": "block", "block": block.hex()}
-    raise BadRequest(f"op: unknown op {json.dumps(op)}; protocol 1 has hello, decode and encode")
+    descriptions = _member(request, "tensors", "")
+    if not isinstance(descriptions, list):
+        raise BadRequest("tensors: expected an array of tensor descriptions")
+    tensors = [read_tensor(d, f"tensors[{i}]") for i, d in enumerate(descriptions)]
+    try:
+        block = kiln.encode(tensors)
+    except kiln.KilnError as error:
+        return reject(error)
+    return {"result": "block", "block": block.hex()}
 
 
-def answer_line(line: bytes) -> dict:
+def answer_line(line: bytes, hurray_tier2=hurray.TIER2_NAMES) -> dict:
     """The reply to one raw request line; never raises."""
     request = None
     try:
@@ -171,7 +249,7 @@ def answer_line(line: bytes) -> dict:
             request = json.loads(text)
         except ValueError as error:  # JSONDecodeError, or an integer too long to convert
             raise BadRequest(f"the line is not JSON: {error}") from None
-        reply = answer(request)
+        reply = answer(request, hurray_tier2)
     except BadRequest as error:
         reply = {"result": "error", "message": str(error)}
     except Exception as error:  # a bug or out of memory: say so and keep serving
@@ -183,15 +261,29 @@ def answer_line(line: bytes) -> dict:
     return reply
 
 
-def serve(stdin, stdout) -> None:
+def serve(stdin, stdout, hurray_tier2=hurray.TIER2_NAMES) -> None:
     """The protocol loop over binary streams: one reply line per request line."""
     for line in stdin:
-        reply = answer_line(line)
+        reply = answer_line(line, hurray_tier2)
         # ensure_ascii keeps the line plain ASCII; U+0000 in a name becomes \u0000.
         stdout.write(json.dumps(reply, separators=(",", ":")).encode("ascii") + b"\n")
         stdout.flush()
 
 
+def _tier2_names(text: str) -> tuple:
+    names = {n for n in text.split(",") if n}
+    unknown = sorted(names - set(hurray.TIER2_NAMES))
+    if unknown:
+        raise argparse.ArgumentTypeError(f"not Tier 2 types: {', '.join(unknown)}; "
+                                         f"they are {', '.join(hurray.TIER2_NAMES)}")
+    return tuple(n for n in hurray.TIER2_NAMES if n in names)  # table order, no repeats
+
+
 if __name__ == "__main__":
-    serve(sys.stdin.buffer, sys.stdout.buffer)
+    parser = argparse.ArgumentParser(description="kiln-python's conformance adapter")
+    parser.add_argument("--hurray-tier2", type=_tier2_names, default=hurray.TIER2_NAMES,
+                        metavar="NAMES", help="comma-separated Tier 2 types to support "
+                        "(default: all; empty: none)")
+    arguments = parser.parse_args()
+    serve(sys.stdin.buffer, sys.stdout.buffer, arguments.hurray_tier2)
     sys.exit(0)

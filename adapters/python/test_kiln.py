@@ -229,7 +229,7 @@ class Adapter(unittest.TestCase):
         [reply] = self.exchange({"op": "hello", "protocol": 1})
         self.assertEqual(reply["name"], "kiln-python")
         self.assertEqual(reply["ops"], ["decode", "encode"])
-        self.assertEqual(reply["profiles"], ["kiln-v2"])
+        self.assertEqual(reply["profiles"], ["kiln-v2", "hurray-elements"])
 
     def test_decode_and_encode_the_transcript(self):
         described = {"name": "x", "dtype": 17, "shape": [3], "layout": None, "block_size": 0,

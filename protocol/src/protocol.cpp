@@ -259,15 +259,29 @@ std::optional<Op> op_from_string(std::string_view text) noexcept {
   return std::nullopt;
 }
 
-// The variant's alternatives are in Op's order, so the index is the op.
-static_assert(std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(Op::kHello), Request>,
-                             HelloRequest> &&
-              std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(Op::kDecode), Request>,
-                             DecodeRequest> &&
-              std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(Op::kEncode), Request>,
-                             EncodeRequest>,
-              "Request's alternatives must follow Op's order");
-Op op_of(const Request& request) noexcept { return static_cast<Op>(request.index()); }
+Op op_of(const Request& request) noexcept {
+  return std::visit(
+      [](const auto& message) {
+        using T = std::decay_t<decltype(message)>;
+        if constexpr (std::is_same_v<T, HelloRequest>) return Op::kHello;
+        else if constexpr (std::is_same_v<T, DecodeRequest> || std::is_same_v<T, ElementsDecodeRequest>)
+          return Op::kDecode;
+        else return Op::kEncode;
+      },
+      request);
+}
+
+std::string_view profile_of(const Request& request) noexcept {
+  return std::visit(
+      [](const auto& message) -> std::string_view {
+        using T = std::decay_t<decltype(message)>;
+        if constexpr (std::is_same_v<T, HelloRequest>) return {};
+        else if constexpr (std::is_same_v<T, DecodeRequest> || std::is_same_v<T, EncodeRequest>)
+          return message.profile;
+        else return kProfileHurrayElements;
+      },
+      request);
+}
 
 bool Hello::offers_op(Op op) const {
   return std::find(ops.begin(), ops.end(), to_string(op)) != ops.end();
@@ -275,6 +289,24 @@ bool Hello::offers_op(Op op) const {
 
 bool Hello::offers_profile(std::string_view profile) const {
   return std::find(profiles.begin(), profiles.end(), profile) != profiles.end();
+}
+
+std::string_view case_id_of(const Request& request) noexcept {
+  return std::visit(
+      [](const auto& message) -> std::string_view {
+        if constexpr (std::is_same_v<std::decay_t<decltype(message)>, HelloRequest>) return {};
+        else return message.case_id;
+      },
+      request);
+}
+
+bool Hello::supports_tier2(std::string_view type_name) const {
+  return std::find(hurray_tier2.begin(), hurray_tier2.end(), type_name) != hurray_tier2.end();
+}
+
+ElementsReject reject_from(const hurray::Error& error) {
+  return ElementsReject{error.error_class(), error.message, std::string(error.rule_id()),
+                        error.offset};
 }
 
 Reject reject_from(const Error& error) {
@@ -431,6 +463,75 @@ Expected<BlockDescription> tensors_from_json(const Json& json, std::string_view 
 
 // ---- Requests ----
 
+namespace {
+
+// A shape: an array of integers 0..2^64-1 (bounded by the line it came in).
+std::optional<std::vector<std::uint64_t>> shape_field(FieldReader& reader, const char* key) {
+  const Json* shape = reader.required(key);
+  if (!shape) return std::nullopt;
+  if (!shape->is_array()) {
+    reader.fail(reader.path(key) + ": must be an array of integers, got " + describe_json_value(*shape));
+    return std::nullopt;
+  }
+  std::vector<std::uint64_t> dimensions;
+  dimensions.reserve(shape->size());
+  for (std::size_t axis = 0; axis < shape->size(); ++axis) {
+    if (auto problem = unsigned_error((*shape)[axis], indexed(reader.path(key), axis), kMaxU64)) {
+      reader.fail(std::move(*problem));
+      return std::nullopt;
+    }
+    dimensions.push_back((*shape)[axis].get<std::uint64_t>());
+  }
+  return dimensions;
+}
+
+// Element bit patterns as hex strings; one that is not hex is the caller's error.
+std::optional<std::vector<std::string>> elements_field(FieldReader& reader, const char* key) {
+  const Json* elements = reader.required(key);
+  if (!elements) return std::nullopt;
+  if (!elements->is_array()) {
+    reader.fail(reader.path(key) + ": must be an array of hex strings, got " +
+                describe_json_value(*elements));
+    return std::nullopt;
+  }
+  std::vector<std::string> items;
+  items.reserve(elements->size());
+  for (std::size_t i = 0; i < elements->size(); ++i) {
+    const Json& item = (*elements)[i];
+    if (!item.is_string() || !hurray::element_from_hex(item.get_ref<const std::string&>())) {
+      reader.fail(indexed(reader.path(key), i) + ": must be a hex string, got " +
+                  (item.is_string() ? quoted_excerpt(item.get_ref<const std::string&>())
+                                    : describe_json_value(item)));
+      return std::nullopt;
+    }
+    items.push_back(item.get<std::string>());
+  }
+  return items;
+}
+
+Expected<Request> elements_request_from_json(FieldReader& reader, Op op, std::string case_id) {
+  const auto tag = reader.unsigned_integer("tag", 0xFF);
+  auto shape = tag ? shape_field(reader, "shape") : std::nullopt;
+  if (reader.failed()) return fail<Request>(reader.error());
+  if (op == Op::kDecode) {
+    hurray::Mode mode = hurray::Mode::kStrict;
+    if (auto text = reader.string("mode", false)) {
+      if (auto parsed = hurray::mode_from_string(*text)) mode = *parsed;
+      else reader.fail("mode: must be \"strict\" or \"permissive\", got " + quoted_excerpt(*text));
+    }
+    auto data = reader.failed() ? std::nullopt : reader.hex("data");
+    if (reader.failed()) return fail<Request>(reader.error());
+    return Request{ElementsDecodeRequest{std::move(case_id), static_cast<std::uint8_t>(*tag),
+                                         std::move(*shape), mode, std::move(*data)}};
+  }
+  auto elements = elements_field(reader, "elements");
+  if (reader.failed()) return fail<Request>(reader.error());
+  return Request{ElementsEncodeRequest{std::move(case_id), static_cast<std::uint8_t>(*tag),
+                                       std::move(*shape), std::move(*elements)}};
+}
+
+}  // namespace
+
 Json request_to_json(const Request& request) {
   Json json;
   json["op"] = to_string(op_of(request));
@@ -439,6 +540,18 @@ Json request_to_json(const Request& request) {
         using T = std::decay_t<decltype(message)>;
         if constexpr (std::is_same_v<T, HelloRequest>) {
           json["protocol"] = message.protocol;
+        } else if constexpr (std::is_same_v<T, ElementsDecodeRequest> ||
+                             std::is_same_v<T, ElementsEncodeRequest>) {
+          json["profile"] = kProfileHurrayElements;
+          if (!message.case_id.empty()) json["case"] = message.case_id;
+          json["tag"] = message.tag;
+          json["shape"] = message.shape;
+          if constexpr (std::is_same_v<T, ElementsDecodeRequest>) {
+            json["mode"] = hurray::to_string(message.mode);
+            json["data"] = to_hex(message.data);
+          } else {
+            json["elements"] = message.elements;
+          }
         } else {
           if (!message.case_id.empty()) json["case"] = message.case_id;
           json["profile"] = message.profile;
@@ -471,6 +584,7 @@ Expected<Request> request_from_json(const Json& json) {
   std::string case_id = reader.string("case", false).value_or("");
   std::string profile = reader.string("profile", false).value_or(std::string(kProfileKilnV2));
   if (reader.failed()) return fail<Request>(reader.error());
+  if (profile == kProfileHurrayElements) return elements_request_from_json(reader, *op, std::move(case_id));
   if (*op == Op::kDecode) {
     auto block = reader.hex("block");
     if (!block) return fail<Request>(reader.error());
@@ -493,6 +607,7 @@ Json hello_to_json(const Hello& hello) {
   json["protocol"] = hello.protocol;
   json["ops"] = hello.ops;
   json["profiles"] = hello.profiles;
+  if (!hello.hurray_tier2.empty()) json["hurray_tier2"] = hello.hurray_tier2;
   return json;
 }
 
@@ -519,6 +634,17 @@ Expected<Hello> hello_from_json(const Json& json) {
     hello.protocol = *protocol;
   if (auto ops = reader.names("ops")) hello.ops = std::move(*ops);
   if (auto profiles = reader.names("profiles", false)) hello.profiles = std::move(*profiles);
+  if (auto tier2 = reader.names("hurray_tier2", false)) {
+    // A name outside the table would make the runner expect an unknown type's
+    // bytes: the hello is wrong, not the cases.
+    for (std::size_t i = 0; i < tier2->size() && !reader.failed(); ++i) {
+      const hurray::TypeInfo* type = hurray::type_by_name((*tier2)[i]);
+      if (!type || type->tier != hurray::Tier::k2)
+        reader.fail(indexed("hurray_tier2", i) + ": " + quoted_excerpt((*tier2)[i]) +
+                    " is not a Tier 2 type of hurray-elements");
+    }
+    hello.hurray_tier2 = std::move(*tier2);
+  }
   if (reader.failed()) return fail<Hello>(reader.error());
   return hello;
 }
@@ -540,6 +666,22 @@ Json outcome_to_json(const Outcome& outcome) {
         } else if constexpr (std::is_same_v<T, EncodedBlock>) {
           json["result"] = "block";
           json["block"] = to_hex(reply.bytes);
+        } else if constexpr (std::is_same_v<T, ElementsAccept>) {
+          json["result"] = "accept";
+          json["elements"] = Json::array();
+          for (const auto& element : reply.elements)
+            json["elements"].push_back(hurray::element_to_hex(element, reply.bits));
+        } else if constexpr (std::is_same_v<T, OpaqueAccept>) {
+          json["result"] = "opaque";
+        } else if constexpr (std::is_same_v<T, ElementsReject>) {
+          json["result"] = "reject";
+          json["class"] = hurray::to_string(reply.error_class);
+          json["message"] = reply.message;
+          if (reply.rule) json["rule"] = *reply.rule;
+          if (reply.offset) json["offset"] = *reply.offset;
+        } else if constexpr (std::is_same_v<T, ElementData>) {
+          json["result"] = "data";
+          json["data"] = to_hex(reply.bytes);
         } else {
           json = error_json(reply.message);
         }
@@ -548,13 +690,76 @@ Json outcome_to_json(const Outcome& outcome) {
   return json;
 }
 
-Expected<Outcome> outcome_from_json(const Json& json, Op answered) {
+namespace {
+
+Expected<Outcome> elements_outcome_from_json(FieldReader& reader, const std::string& result, Op answered) {
+  auto wrong_op = [&] {
+    return fail<Outcome>("result: " + quoted_excerpt(result) + " does not answer a hurray-elements " +
+                         std::string(to_string(answered)));
+  };
+  if (result == "accept" || result == "opaque") {
+    if (answered != Op::kDecode) return wrong_op();
+    if (result == "opaque") return Outcome{OpaqueAccept{}};
+    auto elements = elements_field(reader, "elements");
+    if (!elements) return fail<Outcome>(reader.error());
+    ElementsAccept accept;
+    accept.elements.reserve(elements->size());
+    for (const auto& text : *elements) accept.elements.push_back(*hurray::element_from_hex(text));
+    return Outcome{std::move(accept)};
+  }
+  if (result == "reject") {
+    if (answered == Op::kHello) return wrong_op();
+    ElementsReject reject;
+    if (auto text = reader.string("class")) {
+      if (auto error_class = hurray::error_class_from_string(*text))
+        reject.error_class = *error_class;
+      else
+        reader.fail("class: must be \"TAG\" or \"DATA\", got " + quoted_excerpt(*text));
+    }
+    reject.message = bounded_message(reader.string("message", false).value_or(""));
+    if (auto rule = reader.string("rule", false)) reject.rule = bounded_message(*rule, kMaxNameBytes);
+    reject.offset = reader.unsigned_integer("offset", kMaxU64, false);
+    if (reader.failed()) return fail<Outcome>(reader.error());
+    return Outcome{std::move(reject)};
+  }
+  if (result == "data") {
+    if (answered != Op::kEncode) return wrong_op();
+    auto data = reader.hex("data");
+    if (!data) return fail<Outcome>(reader.error());
+    return Outcome{ElementData{std::move(*data)}};
+  }
+  if (result == "error") {
+    std::string message = bounded_message(reader.string("message", false).value_or(""));
+    if (reader.failed()) return fail<Outcome>(reader.error());
+    return Outcome{ProtocolError{std::move(message)}};
+  }
+  return fail<Outcome>("result: unknown result " + quoted_excerpt(result) +
+                       "; hurray-elements expects accept, opaque, reject, data or error");
+}
+
+}  // namespace
+
+bool answers(const Outcome& outcome, Op op, std::string_view profile) {
+  if (std::holds_alternative<ProtocolError>(outcome)) return true;
+  if (profile == kProfileHurrayElements) {
+    if (std::holds_alternative<ElementsAccept>(outcome) || std::holds_alternative<OpaqueAccept>(outcome))
+      return op == Op::kDecode;
+    if (std::holds_alternative<ElementData>(outcome)) return op == Op::kEncode;
+    return std::holds_alternative<ElementsReject>(outcome) && op != Op::kHello;
+  }
+  if (std::holds_alternative<Accept>(outcome)) return op == Op::kDecode;
+  if (std::holds_alternative<EncodedBlock>(outcome)) return op == Op::kEncode;
+  return std::holds_alternative<Reject>(outcome) && op != Op::kHello;
+}
+
+Expected<Outcome> outcome_from_json(const Json& json, Op answered, std::string_view profile) {
   if (!json.is_object())
     return fail<Outcome>(std::string("a reply must be a JSON object, got ") +
                          describe_json_value(json));
   FieldReader reader(json, "");
   const auto result = reader.string("result");
   if (!result) return fail<Outcome>(reader.error());
+  if (profile == kProfileHurrayElements) return elements_outcome_from_json(reader, *result, answered);
   auto wrong_op = [&] {
     return fail<Outcome>("result: " + quoted_excerpt(*result) + " does not answer " +
                          std::string(to_string(answered)));
@@ -639,10 +844,10 @@ Expected<Hello> parse_hello_reply(std::string_view line) {
   return hello_from_json(json.value());
 }
 
-Expected<Outcome> parse_reply(std::string_view line, Op answered) {
+Expected<Outcome> parse_reply(std::string_view line, Op answered, std::string_view profile) {
   auto json = parse_line(line);
   if (!json) return fail<Outcome>(json.error());
-  return outcome_from_json(json.value(), answered);
+  return outcome_from_json(json.value(), answered, profile);
 }
 
 }  // namespace kiln::protocol

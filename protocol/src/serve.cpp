@@ -20,14 +20,6 @@ std::string list(const std::vector<std::string>& items) {
   return text.empty() ? "nothing" : text;
 }
 
-// Does this outcome answer the op? A decode never yields a block, an encode
-// never yields tensors.
-bool answers(const Outcome& outcome, Op op) {
-  if (std::holds_alternative<Accept>(outcome)) return op == Op::kDecode;
-  if (std::holds_alternative<EncodedBlock>(outcome)) return op == Op::kEncode;
-  return true;
-}
-
 Expected<Json> reply_to(Adapter& adapter, const Hello& offered, const Request& request) {
   const Op op = op_of(request);
   if (const auto* hello = std::get_if<HelloRequest>(&request)) {
@@ -40,23 +32,67 @@ Expected<Json> reply_to(Adapter& adapter, const Hello& offered, const Request& r
   if (!offered.offers_op(op))
     return Expected<Json>::failure("this adapter does not offer " + std::string(to_string(op)) +
                                    " (it offers " + list(offered.ops) + ")");
-  const std::string& profile = op == Op::kDecode ? std::get<DecodeRequest>(request).profile
-                                                 : std::get<EncodeRequest>(request).profile;
+  const std::string_view profile = profile_of(request);
   if (!offered.offers_profile(profile))
     return Expected<Json>::failure("profile " + quoted_excerpt(profile) +
                                    " is not supported (this adapter offers " +
                                    list(offered.profiles) + ")");
-  const Outcome outcome = op == Op::kDecode
-                              ? adapter.decode(std::get<DecodeRequest>(request).block)
-                              : adapter.encode(std::get<EncodeRequest>(request).description);
-  if (!answers(outcome, op))
+  const Outcome outcome = call(adapter, request);
+  if (!answers(outcome, op, profile))
     return Expected<Json>::failure("adapter bug: its " + std::string(to_string(op)) +
-                                   " produced a result that does not answer " +
-                                   std::string(to_string(op)));
+                                   " produced a result that does not answer a " + std::string(profile) +
+                                   " " + std::string(to_string(op)));
   return outcome_to_json(outcome);
 }
 
 }  // namespace
+
+Outcome call(Adapter& adapter, const Request& request) {
+  return std::visit(
+      [&](const auto& message) -> Outcome {
+        using T = std::decay_t<decltype(message)>;
+        if constexpr (std::is_same_v<T, DecodeRequest>) return adapter.decode(message.block);
+        else if constexpr (std::is_same_v<T, EncodeRequest>) return adapter.encode(message.description);
+        else if constexpr (std::is_same_v<T, ElementsDecodeRequest>) return adapter.decode_elements(message);
+        else if constexpr (std::is_same_v<T, ElementsEncodeRequest>) return adapter.encode_elements(message);
+        else return ProtocolError{"hello is answered by the adapter's hello()"};
+      },
+      request);
+}
+
+Outcome Adapter::decode_elements(const ElementsDecodeRequest&) {
+  return ProtocolError{"this adapter does not implement profile hurray-elements"};
+}
+
+Outcome Adapter::encode_elements(const ElementsEncodeRequest&) {
+  return ProtocolError{"this adapter does not implement profile hurray-elements"};
+}
+
+hurray::TagSet tier2_set(const Hello& hello) {
+  hurray::TagSet set;
+  for (const auto& name : hello.hurray_tier2)
+    if (const hurray::TypeInfo* type = hurray::type_by_name(name); type && type->tier == hurray::Tier::k2)
+      set.add(type->tag);
+  return set;
+}
+
+std::vector<std::string> all_tier2_names() {
+  std::vector<std::string> names;
+  for (const hurray::TypeInfo& type : hurray::kTypes)
+    if (type.tier == hurray::Tier::k2) names.emplace_back(type.name);
+  return names;
+}
+
+std::optional<std::vector<hurray::Element>> parse_elements(const std::vector<std::string>& hex) {
+  std::vector<hurray::Element> elements;
+  elements.reserve(hex.size());
+  for (const auto& text : hex) {
+    auto element = hurray::element_from_hex(text);
+    if (!element) return std::nullopt;
+    elements.push_back(*element);
+  }
+  return elements;
+}
 
 std::string answer(Adapter& adapter, const Hello& offered, std::string_view line) {
   try {

@@ -56,7 +56,9 @@ TEST(Serve, ReferenceTranscript) {
   const auto replies = serve_lines(adapter, input);
   ASSERT_EQ(replies.size(), 4u);
   EXPECT_EQ(replies[0], R"({"name":"kiln-reference","version":")" KILN_PROJECT_VERSION
-                        R"(","protocol":1,"ops":["decode","encode"],"profiles":["kiln-v2"]})");
+                        R"(","protocol":1,"ops":["decode","encode"],"profiles":["kiln-v2","hurray-elements"],)"
+                        R"("hurray_tier2":["float8_e4m3","float8_e5m2","float8_e8m0","float4_e2m1",)"
+                        R"("float6_e2m3","float6_e3m2","float128","int4","uint4","int2","uint2"]})");
   EXPECT_EQ(replies[1], kAcceptU4);
   const Reject reject = reject_in(replies[2], Op::kDecode);
   EXPECT_EQ(reject.error_class, ErrorClass::kType);
@@ -193,7 +195,7 @@ TEST(Serve, ReportsAnInputThatCannotBeRead) {
 class FakeAdapter : public Adapter {
  public:
   explicit FakeAdapter(Outcome decoded) : decoded_(std::move(decoded)) {}
-  Hello hello() override { return Hello{"fake", "0", 1, {"decode"}, {"kiln-v2"}}; }
+  Hello hello() override { return Hello{"fake", "0", 1, {"decode"}, {"kiln-v2"}, {}}; }
   Outcome decode(std::span<const std::uint8_t>) override {
     if (std::holds_alternative<ProtocolError>(decoded_) &&
         std::get<ProtocolError>(decoded_).message == "throw")

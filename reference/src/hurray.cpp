@@ -402,6 +402,71 @@ Result<Decoded> decode(std::uint8_t tag, std::span<const std::uint64_t> shape, M
 
 // ---------------------------------------------------------------- encode
 
+std::vector<Rule> broken_rules(std::uint8_t tag, std::span<const std::uint64_t> shape, Mode mode,
+                               std::span<const std::uint8_t> data, const TagSet& supported_tier2) {
+  std::vector<Rule> broken;
+  const TagOutcome looked_up = look_up(tag, supported_tier2);
+  const auto count = checked_count(shape);
+  if (looked_up.type == nullptr) {
+    // Permissive mode reads nothing of an unrecognized tag: opaque, nothing broken.
+    if (!looked_up.zero_or_ff && mode == Mode::kPermissive) return broken;
+    broken.push_back(looked_up.zero_or_ff ? Rule::kTagZeroFF : Rule::kTagUnrecognized);
+    // Without a type only N is defined: it depends on the shape alone.
+    if (!count) broken.push_back(Rule::kCountOverflow);
+    return broken;
+  }
+  const TypeInfo& type = *looked_up.type;
+  if (!count) return {Rule::kCountOverflow};
+  const auto size = checked_size(type, count.value());
+  if (!size) return {Rule::kSizeOverflow};
+  if (data.size() < size.value()) broken.push_back(Rule::kDataShort);
+  const std::uint64_t present = std::min<std::uint64_t>(data.size(), size.value());
+  const auto elements = data.first(static_cast<std::size_t>(present));
+  // Padding bits are those of the final byte or group of S bytes, judged on
+  // whichever of them are present.
+  if (type.bits < 8) {
+    const unsigned per_unit = type.bits == 6 ? 4 : 8 / type.bits;
+    const unsigned used = static_cast<unsigned>(count.value() % per_unit);
+    const unsigned unit_bytes = type.bits == 6 ? 3 : 1;
+    if (used != 0) {
+      const std::uint64_t start = size.value() - unit_bytes;
+      for (unsigned k = 0; k < unit_bytes; ++k)
+        if (start + k < present && (elements[start + k] & group_mask(used * type.bits, k)) != 0) {
+          broken.push_back(padding_rule(type.bits));
+          break;
+        }
+    }
+  }
+  if (type.tag == kE8m0Tag && std::any_of(elements.begin(), elements.end(), is_e8m0_reserved))
+    broken.push_back(Rule::kE8m0Reserved);
+  return broken;
+}
+
+std::vector<Rule> encode_broken_rules(std::uint8_t tag, std::span<const std::uint64_t> shape,
+                                      std::span<const Element> elements, const TagSet& supported_tier2) {
+  const TagOutcome looked_up = look_up(tag, supported_tier2);
+  std::vector<Rule> broken;
+  const auto count = checked_count(shape);
+  if (looked_up.type == nullptr) {
+    // Encode has no mode. Without a type only N and the count are defined.
+    broken.push_back(looked_up.zero_or_ff ? Rule::kTagZeroFF : Rule::kTagUnrecognized);
+    if (!count) broken.push_back(Rule::kCountOverflow);
+    else if (elements.size() != count.value()) broken.push_back(Rule::kEncodeCount);
+    return broken;
+  }
+  const TypeInfo& type = *looked_up.type;
+  if (!count) return {Rule::kCountOverflow};
+  if (!checked_size(type, count.value())) broken.push_back(Rule::kSizeOverflow);
+  if (elements.size() != count.value()) broken.push_back(Rule::kEncodeCount);
+  if (std::any_of(elements.begin(), elements.end(), [&](const Element& e) { return !fits(e, type.bits); }))
+    broken.push_back(Rule::kEncodeRange);
+  if (type.tag == kE8m0Tag &&
+      std::any_of(elements.begin(), elements.end(),
+                  [](const Element& e) { return e.high == 0 && e.low < 256 && is_e8m0_reserved(static_cast<std::uint8_t>(e.low)); }))
+    broken.push_back(Rule::kE8m0Reserved);
+  return broken;
+}
+
 Result<std::vector<std::uint8_t>> encode(std::uint8_t tag, std::span<const std::uint64_t> shape,
                                          std::span<const Element> elements,
                                          const TagSet& supported_tier2) {

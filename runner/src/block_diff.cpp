@@ -188,7 +188,8 @@ std::optional<ByteDifference> compare_bytes(std::span<const std::uint8_t> expect
   difference.got_size = got.size();
   const auto name = [&](std::uint64_t at) {
     if (naming.kind == Naming::Kind::kBlock) return locate_in_block(expected, at);
-    const std::string payload = tensor_name(naming.tensor) + " payload";
+    const std::string payload =
+        naming.kind == Naming::Kind::kData ? std::string("data") : tensor_name(naming.tensor) + " payload";
     if (at >= expected.size())
       return ByteSpan{expected.size(), kNoEnd - expected.size(), "past the end of " + payload};
     return ByteSpan{0, expected.size(), payload};

@@ -673,25 +673,185 @@ void check_block_can_exist(const Case& c, const YAML::Node& root) {
                           "description cannot be placed in one" + why);
 }
 
+// The members every profile's case shares: id, summary, source and level,
+// checked against the profile's own id and source patterns.
+void common_members(const YAML::Node& root, Case& c, const std::regex& id_pattern,
+                    std::string_view id_form, const std::regex& source_pattern,
+                    std::string_view source_form) {
+  const YAML::Node id = required(root, "id", "the case");
+  c.id = string_scalar(id, "id");
+  if (c.id.size() > kLongestToken)
+    invalid(id, "id is " + std::to_string(c.id.size()) + " characters long, more than " +
+                    std::to_string(kLongestToken));
+  if (!short_match(c.id, id_pattern))
+    invalid(id, "id '" + c.id + "' is not lower-case " + std::string(id_form));
+  c.summary = string_scalar(required(root, "summary", "the case"), "summary");
+  if (c.summary.empty() || c.summary.find('\n') != std::string::npos)
+    invalid(root["summary"], "summary is one non-empty line");
+  c.source = string_scalar(required(root, "source", "the case"), "source");
+  if (c.source.size() > kLongestToken)
+    invalid(root["source"], "source is " + std::to_string(c.source.size()) +
+                                " characters long, more than " + std::to_string(kLongestToken));
+  if (!short_match(c.source, source_pattern)) invalid(root["source"], "source is " + std::string(source_form));
+  const std::string level = string_scalar(required(root, "level", "the case"), "level");
+  if (level == "required") c.level = Level::kRequired;
+  else if (level == "recommended") c.level = Level::kRecommended;
+  else invalid(root["level"], "level is required or recommended");
+}
+
+// ---- profile hurray-elements ----
+
+hurray::Rule hurray_rule_scalar(const YAML::Node& node) {
+  const std::string id = string_scalar(node, "a rule ID");
+  auto rule = hurray::rule_from_id(id);
+  if (!rule) invalid(node, "'" + id + "' is not a rule ID of reference/HURRAY.md");
+  return *rule;
+}
+
+std::vector<hurray::Rule> hurray_rules_node(const YAML::Node& node, const std::string& what) {
+  if (!node.IsSequence() || node.size() == 0) invalid(node, what + " is a non-empty sequence");
+  std::vector<hurray::Rule> rules;
+  for (const auto& item : node) {
+    const hurray::Rule rule = hurray_rule_scalar(item);
+    if (std::find(rules.begin(), rules.end(), rule) != rules.end())
+      invalid(item, "rule " + std::string(hurray::rule_info(rule).id) + " is listed twice");
+    rules.push_back(rule);
+  }
+  return rules;
+}
+
+// A type name of kiln::hurray::kTypes, or a raw tag 0..255 for a case about a tag
+// that names no type.
+void hurray_type_node(const YAML::Node& node, ElementsCase& body) {
+  if (kind_of(node) == Kind::kInteger) {
+    body.tag = static_cast<std::uint8_t>(unsigned_scalar(node, "a type tag", 0xFF));
+    if (const hurray::TypeInfo* named = hurray::type_by_tag(body.tag))
+      invalid(node, "tag " + std::to_string(body.tag) + " is type " + std::string(named->name) +
+                        ": name it, so that a different tag assignment is one table edit");
+    return;
+  }
+  const std::string name = string_scalar(node, "type");
+  body.type = hurray::type_by_name(name);
+  if (!body.type) invalid(node, "type '" + name + "' is not a type of reference/HURRAY.md 3.2");
+  body.tag = body.type->tag;
+}
+
+std::vector<std::string> hurray_elements_node(const YAML::Node& node) {
+  if (!node.IsSequence()) invalid(node, "elements is a sequence of hex strings");
+  std::vector<std::string> elements;
+  for (const auto& item : node) {
+    if (kind_of(item) != Kind::kString)
+      invalid(item, "an element is a quoted hex string (\"0f\"), not a YAML number");
+    std::string text = string_scalar(item, "an element");
+    if (text.empty() || text.size() > 64 ||
+        !std::all_of(text.begin(), text.end(), [](char c) { return is_decimal(c) || (c >= 'a' && c <= 'f'); }))
+      invalid(item, "an element is 1 to 64 lower-case hex digits, not '" + text + "'");
+    elements.push_back(std::move(text));
+  }
+  return elements;
+}
+
+void hurray_expect_node(const YAML::Node& node, ElementsCase& body) {
+  require_map(node, "expect");
+  const std::string result = string_scalar(required(node, "result", "expect"), "result");
+  if (result == "accept" || result == "opaque") {
+    check_keys(node, {"result"}, "expect (" + result + ")");
+    body.result = result == "accept" ? ElementsCase::Result::kAccept : ElementsCase::Result::kOpaque;
+    return;
+  }
+  if (result != "reject") invalid(node["result"], "result is accept, opaque or reject, not '" + result + "'");
+  check_keys(node, {"result", "class", "rule"}, "expect (reject)");
+  body.result = ElementsCase::Result::kReject;
+  const YAML::Node class_node = required(node, "class", "expect (reject)");
+  const std::string class_name = string_scalar(class_node, "class");
+  body.error_class = hurray::error_class_from_string(class_name);
+  if (!body.error_class) invalid(class_node, "class is TAG or DATA");
+  const YAML::Node rule_node = required(node, "rule", "expect (reject)");
+  body.rule = hurray_rule_scalar(rule_node);
+  if (hurray::rule_info(*body.rule).error_class != *body.error_class)
+    invalid(rule_node, "rule " + std::string(hurray::rule_info(*body.rule).id) + " is not of class " +
+                           class_name);
+}
+
+Case elements_case_node(const YAML::Node& root, const std::string& display_name) {
+  check_keys(root,
+             {"id", "summary", "rules", "also_breaks", "source", "level", "profile", "type", "shape",
+              "mode", "data", "elements", "expect", "ops"},
+             "the case (profile hurray-elements)");
+  Case c;
+  c.origin.file = display_name;
+  c.profile = "hurray-elements";
+  static const std::regex kId("^hurray-[a-z0-9]+(-[a-z0-9]+)*$");
+  static const std::regex kSource("^(seed 003 hurray-[a-z0-9-]+|brief|suite|family [a-z0-9]+(-[a-z0-9]+)*)$");
+  common_members(root, c, kId, "hurray-[a-z0-9-]", kSource,
+                 "'seed 003 <case id>', 'brief', 'suite' or 'family <name>'");
+  ElementsCase& body = c.elements.emplace();
+  const YAML::Node rules = required(root, "rules", "the case");
+  body.rules = hurray_rules_node(rules, "rules");
+  hurray_type_node(required(root, "type", "the case"), body);
+  const YAML::Node shape = required(root, "shape", "the case");
+  if (!shape.IsSequence()) invalid(shape, "shape is a sequence of dimensions");
+  body.shape = shape_node(shape);
+  if (const YAML::Node mode = root["mode"]) {
+    const std::string text = string_scalar(mode, "mode");
+    body.mode = hurray::mode_from_string(text);
+    if (!body.mode) invalid(mode, "mode is strict or permissive, not '" + text + "'");
+  }
+  if (const YAML::Node data = root["data"]) body.data = hex_scalar(data, "data", HexForm::kLines);
+  if (const YAML::Node elements = root["elements"]) body.elements = hurray_elements_node(elements);
+  const YAML::Node expect = required(root, "expect", "the case");
+  hurray_expect_node(expect, body);
+  // c.expect, the Kiln expectation, stays empty: Kiln's tools skip a case without a block.
+
+  // The forms of cases/README.md: what each result needs and refuses.
+  using Result = ElementsCase::Result;
+  if (body.mode && !body.data) invalid(root["mode"], "mode is for decode: a case with mode has data");
+  if (body.result == Result::kAccept && (!body.data || !body.elements))
+    invalid(expect, "an accept case has both data and elements");
+  if (body.result == Result::kOpaque) {
+    if (!body.data || body.elements || body.decode_mode() != hurray::Mode::kPermissive || body.type)
+      invalid(expect, "an opaque case has data, no elements, mode permissive and a raw tag");
+  }
+  if (body.result == Result::kReject && body.data.has_value() == body.elements.has_value())
+    invalid(expect, "a reject case has data (a decode test) or elements (an encode test), not both");
+  if (body.rule && std::find(body.rules.begin(), body.rules.end(), *body.rule) == body.rules.end())
+    invalid(rules, "rules must list expect.rule " + std::string(hurray::rule_info(*body.rule).id));
+  if (const YAML::Node also = root["also_breaks"]) {
+    if (body.result != Result::kReject)
+      invalid(also, "an accept case breaks no rule: also_breaks is for reject cases");
+    body.also_breaks = hurray_rules_node(also, "also_breaks");
+    for (std::size_t i = 0; i < body.also_breaks.size(); ++i) {
+      const hurray::Rule rule = body.also_breaks[i];
+      const std::string id(hurray::rule_info(rule).id);
+      if (rule == *body.rule) invalid(also[i], "also_breaks lists expect.rule " + id + ": it names only the other rules");
+      if (std::find(body.rules.begin(), body.rules.end(), rule) == body.rules.end())
+        invalid(also[i], "also_breaks lists " + id + ", which rules does not list");
+    }
+  }
+  if (const YAML::Node ops = root["ops"]) c.ops = ops_node(ops);
+  return c;
+}
+
+// ---- profile kiln-v2 ----
+
 Case case_node(const YAML::Node& root, const std::string& display_name) {
   require_map(root, "a case file");
+  if (const YAML::Node profile = root["profile"]) {
+    const std::string name = string_scalar(profile, "profile");
+    if (name == "hurray-elements") return elements_case_node(root, display_name);
+    if (name != "kiln-v2") invalid(profile, "profile is kiln-v2 or hurray-elements, not '" + name + "'");
+  }
   check_keys(root,
              {"id", "summary", "rules", "also_breaks", "source", "level", "profile", "tensors",
               "faults", "expect", "ops", "block"},
              "the case");
   Case c;
   c.origin.file = display_name;
-  const YAML::Node id = required(root, "id", "the case");
-  c.id = string_scalar(id, "id");
   static const std::regex kId("^kiln-v2-[a-z0-9]+(-[a-z0-9]+)*$");
-  if (c.id.size() > kLongestToken)
-    invalid(id, "id is " + std::to_string(c.id.size()) + " characters long, more than " +
-                    std::to_string(kLongestToken));
-  if (!short_match(c.id, kId))
-    invalid(id, "id '" + c.id + "' is not lower-case kiln-v2-[a-z0-9-]");
-  c.summary = string_scalar(required(root, "summary", "the case"), "summary");
-  if (c.summary.empty() || c.summary.find('\n') != std::string::npos)
-    invalid(root["summary"], "summary is one non-empty line");
+  static const std::regex kSource(
+      "^(seed (000|001|002) kiln-v2-[a-z0-9-]+|brief|suite|family [a-z0-9]+(-[a-z0-9]+)*)$");
+  common_members(root, c, kId, "kiln-v2-[a-z0-9-]", kSource,
+                 "'seed NNN <case id>', 'brief', 'suite' or 'family <name>'");
   const YAML::Node rules = required(root, "rules", "the case");
   if (!rules.IsSequence() || rules.size() == 0) invalid(rules, "rules is a non-empty sequence");
   for (const auto& rule_node : rules) {
@@ -699,22 +859,6 @@ Case case_node(const YAML::Node& root, const std::string& display_name) {
     if (std::find(c.rules.begin(), c.rules.end(), rule) != c.rules.end())
       invalid(rule_node, "rule " + std::string(rule_info(rule).id) + " is listed twice");
     c.rules.push_back(rule);
-  }
-  c.source = string_scalar(required(root, "source", "the case"), "source");
-  static const std::regex kSource(
-      "^(seed (000|001|002) kiln-v2-[a-z0-9-]+|brief|suite|family [a-z0-9]+(-[a-z0-9]+)*)$");
-  if (c.source.size() > kLongestToken)
-    invalid(root["source"], "source is " + std::to_string(c.source.size()) +
-                                " characters long, more than " + std::to_string(kLongestToken));
-  if (!short_match(c.source, kSource))
-    invalid(root["source"], "source is 'seed NNN <case id>', 'brief', 'suite' or 'family <name>'");
-  const std::string level = string_scalar(required(root, "level", "the case"), "level");
-  if (level == "required") c.level = Level::kRequired;
-  else if (level == "recommended") c.level = Level::kRecommended;
-  else invalid(root["level"], "level is required or recommended");
-  if (root["profile"]) {
-    c.profile = string_scalar(root["profile"], "profile");
-    if (c.profile != "kiln-v2") invalid(root["profile"], "the only profile is kiln-v2");
   }
   const YAML::Node tensors = required(root, "tensors", "the case");
   if (!tensors.IsSequence()) invalid(tensors, "tensors is a sequence");
@@ -1073,12 +1217,18 @@ std::variant<CaseSchema, CaseError> CaseSchema::parse(const std::string& text,
           return true;
         });
     prepare_schema(json, *impl);
-    // ops is written by regen, and apply_schema leaves it out (see there).
-    if (json.is_object() && json.contains("required") && json["required"].is_array()) {
-      auto& required_keys = json["required"];
-      required_keys.erase(std::remove(required_keys.begin(), required_keys.end(), "ops"),
-                          required_keys.end());
-    }
+    // ops is written by regen, and apply_schema leaves it out (see there): out
+    // of the required keys of the case, and of each profile's case under $defs.
+    const auto drop_ops = [](nlohmann::json& object) {
+      if (object.is_object() && object.contains("required") && object["required"].is_array()) {
+        auto& required_keys = object["required"];
+        required_keys.erase(std::remove(required_keys.begin(), required_keys.end(), "ops"),
+                            required_keys.end());
+      }
+    };
+    drop_ops(json);
+    if (json.is_object() && json.contains("$defs") && json["$defs"].is_object())
+      for (auto& profile : json["$defs"]) drop_ops(profile);
     valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
     const valijson::adapters::NlohmannJsonAdapter adapter(json);
     parser.populateSchema(adapter, impl->schema);
@@ -1122,12 +1272,42 @@ std::string_view to_string(Operation operation) noexcept {
 }
 
 std::vector<Operation> Case::derived_ops() const {
+  std::vector<Operation> ops;
+  if (elements) {
+    // hurray-elements: decode the data; encode the elements (no mode: encode has none).
+    if (elements->data) ops.push_back(Operation::kDecode);
+    if (elements->elements && elements->decode_mode() != hurray::Mode::kPermissive)
+      ops.push_back(Operation::kEncode);
+    return ops;
+  }
   // A case with faults has bytes no description encodes to: a decode test only,
   // even before regen has written its block.
-  std::vector<Operation> ops;
   if (block || !faults.empty()) ops.push_back(Operation::kDecode);
   if (faults.empty()) ops.push_back(Operation::kEncode);
   return ops;
+}
+
+std::vector<std::string_view> Case::rule_ids() const {
+  std::vector<std::string_view> ids;
+  if (elements) {
+    for (hurray::Rule rule : elements->rules) ids.push_back(hurray::rule_info(rule).id);
+  } else {
+    for (Rule rule : rules) ids.push_back(rule_info(rule).id);
+  }
+  return ids;
+}
+
+std::optional<std::string_view> Case::expected_rule_id() const {
+  if (elements) {
+    if (!elements->rule) return std::nullopt;
+    return hurray::rule_info(*elements->rule).id;
+  }
+  if (!expect.rule) return std::nullopt;
+  return rule_info(*expect.rule).id;
+}
+
+bool Case::expects_reject() const {
+  return elements ? elements->result == ElementsCase::Result::kReject : !expect.accept;
 }
 
 std::variant<Case, CaseError> load_case_file(const std::filesystem::path& file,
@@ -1161,7 +1341,7 @@ std::variant<Case, CaseError> load_case_text(const std::string& text,
       check_structure(root);
       Case c = case_node(root, display_name);
       apply_schema(root, schema.impl());
-      check_block_can_exist(c, root);
+      if (!c.elements) check_block_can_exist(c, root);
       c.topic = topic;
       return c;
     } catch (const Invalid& problem) {

@@ -1,4 +1,5 @@
 #include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/profile.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -748,7 +749,9 @@ std::variant<std::string, CaseError> rewrite_generated_keys(
   return output;
 }
 
-std::vector<std::string> check_case(const Case& test_case) {
+std::vector<std::string> check_case(const Case& test_case) { return profile_of(test_case).check(test_case); }
+
+std::vector<std::string> check_kiln_case(const Case& test_case) {
   std::vector<std::string> problems;
   auto made = materialize(test_case);
   if (auto* error = std::get_if<std::string>(&made)) {
@@ -949,41 +952,51 @@ int cases_coverage(const std::filesystem::path& root, std::ostream& out, std::os
   const CaseSet set = load_case_set(root);
   if (!report_load_errors(set, err)) return kExitUsage;
   if (report_empty_set(set, root, "coverage", err)) return kExitUsage;
-  std::size_t uncovered = 0;
+  std::size_t uncovered = 0, rule_count = 0;
   // alone: breaking cases that break no other rule, checked whole (cases/README.md,
   // "Isolation"): the ones that tell a reader without the rule's check from one with it.
   std::vector<bool> isolated(set.cases.size());
-  for (std::size_t i = 0; i < set.cases.size(); ++i) {
-    const Case& c = set.cases[i];
-    if (c.expect.accept || !c.block || !c.also_breaks.empty()) continue;
-    const IsolationResult isolation = check_isolation(c, *c.block);
-    isolated[i] = isolation.problems.empty() && (!isolation.exempt || isolation.restored);
-  }
-  // swept: cases of the sweep families (cases/families) that exercise the rule.
-  out << "rule                        breaking  alone  exercising  swept  example\n";
-  for (const RuleInfo& rule : all_rules()) {
-    std::size_t breaking = 0;
-    std::size_t alone = 0;
-    std::size_t exercising = 0;
-    std::size_t swept = 0;
-    std::string example;
-    for (std::size_t i = 0; i < set.cases.size(); ++i) {
-      const Case& c = set.cases[i];
-      if (c.expect.rule == rule.rule) {
-        if (!breaking) example = c.id;
-        ++breaking;
-        alone += isolated[i];
-      }
-      const bool exercises = std::find(c.rules.begin(), c.rules.end(), rule.rule) != c.rules.end();
-      exercising += exercises;
-      swept += exercises && c.source.rfind("family ", 0) == 0;
+  for (std::size_t i = 0; i < set.cases.size(); ++i)
+    isolated[i] = profile_of(set.cases[i]).breaks_alone(set.cases[i]);
+  // Rule by rule, profile by profile: every profile's rules need breaking cases.
+  for (const Profile* profile : all_profiles()) {
+    std::size_t profile_cases = 0, profile_uncovered = 0;
+    for (const Case& c : set.cases) profile_cases += &profile_of(c) == profile;
+    // A folder of one profile's cases (a copy, an export) is judged on that profile.
+    if (profile_cases == 0) {
+      out << (rule_count ? "\n" : "") << "profile " << profile->name() << ": no cases\n";
+      continue;
     }
-    char line[200];
-    std::snprintf(line, sizeof line, "%-27s %9zu %6zu %11zu %6zu  %s\n",
-                  std::string(rule.id).c_str(), breaking, alone, exercising, swept,
-                  breaking ? example.c_str() : "NO CASE BREAKS THIS RULE");
-    out << line;
-    uncovered += breaking == 0;
+    out << (rule_count ? "\n" : "") << "profile " << profile->name() << " (" << profile->document() << "): "
+        << profile_cases << " cases\n";
+    // swept: cases of the sweep families (cases/families) that exercise the rule.
+    out << "rule                        breaking  alone  exercising  swept  example\n";
+    for (const ProfileRule& rule : profile->rules()) {
+      ++rule_count;
+      std::size_t breaking = 0, alone = 0, exercising = 0, swept = 0;
+      std::string example;
+      for (std::size_t i = 0; i < set.cases.size(); ++i) {
+        const Case& c = set.cases[i];
+        if (&profile_of(c) != profile) continue;
+        if (c.expected_rule_id() == rule.id) {
+          if (!breaking) example = c.id;
+          ++breaking;
+          alone += isolated[i];
+        }
+        const auto ids = c.rule_ids();
+        const bool exercises = std::find(ids.begin(), ids.end(), rule.id) != ids.end();
+        exercising += exercises;
+        swept += exercises && c.source.rfind("family ", 0) == 0;
+      }
+      char line[200];
+      std::snprintf(line, sizeof line, "%-27s %9zu %6zu %11zu %6zu  %s\n", std::string(rule.id).c_str(),
+                    breaking, alone, exercising, swept, breaking ? example.c_str() : "NO CASE BREAKS THIS RULE");
+      out << line;
+      profile_uncovered += breaking == 0;
+    }
+    out << profile->name() << ": " << profile->rules().size() << " rules, " << profile_uncovered
+        << " without a breaking case\n";
+    uncovered += profile_uncovered;
   }
   // The sweep families: what each generates, by outcome and by rule.
   std::map<std::string, std::vector<const Case*>> by_family;
@@ -995,8 +1008,8 @@ int cases_coverage(const std::filesystem::path& root, std::ostream& out, std::os
       std::map<std::string_view, std::size_t> rules;
       std::size_t accepted = 0;
       for (const Case* c : members) {
-        if (c->expect.accept) ++accepted;
-        else ++rules[rule_info(*c->expect.rule).id];
+        if (!c->expects_reject()) ++accepted;
+        else if (auto id = c->expected_rule_id()) ++rules[*id];
       }
       std::string broken;
       for (const auto& [id, count] : rules)
@@ -1007,7 +1020,7 @@ int cases_coverage(const std::filesystem::path& root, std::ostream& out, std::os
       out << line << (broken.empty() ? "-" : broken) << "\n";
     }
   }
-  out << set.cases.size() << " cases, " << all_rules().size() << " rules, " << uncovered
+  out << set.cases.size() << " cases, " << rule_count << " rules, " << uncovered
       << " rule(s) without a breaking case\n";
   return uncovered == 0 ? kExitOk : kExitFailures;
 }
@@ -1015,8 +1028,11 @@ int cases_coverage(const std::filesystem::path& root, std::ostream& out, std::os
 std::string case_set_hash(const CaseSet& set) {
   Sha256 hash;
   for (const Case& c : set.cases) {
-    hash.update(c.id + "\n" + expected_text(c.expect) + "\n" + ops_text(c.derived_ops()) + "\n");
-    hash.update(c.block ? to_hex(*c.block) : std::string("-"));
+    // Kiln's identity is "<expectation>\n<block hex>", so its hashes read as before.
+    const std::string identity = profile_of(c).identity(c);
+    const std::size_t split = identity.find('\n');
+    hash.update(c.id + "\n" + identity.substr(0, split) + "\n" + ops_text(c.derived_ops()) + "\n");
+    hash.update(split == std::string::npos ? std::string() : identity.substr(split + 1));
     hash.update("\n");
   }
   return hash.hex_digest();

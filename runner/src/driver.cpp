@@ -41,13 +41,15 @@ class InProcessDriver final : public Driver {
 
   Exchange exchange(const protocol::Request& request) override {
     try {
-      Exchange result;
-      if (const auto* decode = std::get_if<protocol::DecodeRequest>(&request))
-        result.outcome = adapter_->decode(decode->block);
-      else if (const auto* encode = std::get_if<protocol::EncodeRequest>(&request))
-        result.outcome = adapter_->encode(encode->description);
-      else
+      if (protocol::op_of(request) == protocol::Op::kHello)
         return failure(Exchange::Kind::kProtocol, "the runner sends only decode and encode");
+      Exchange result;
+      result.outcome = protocol::call(*adapter_, request);
+      // As serve() would: an outcome of the wrong kind is the adapter's bug.
+      if (!protocol::answers(result.outcome, protocol::op_of(request), protocol::profile_of(request)))
+        return failure(Exchange::Kind::kProtocol,
+                       "the adapter's outcome does not answer a " + std::string(protocol::profile_of(request)) +
+                           " " + std::string(protocol::to_string(protocol::op_of(request))));
       return result;
     } catch (const std::exception& error) {
       return failure(Exchange::Kind::kCrash,
@@ -89,7 +91,7 @@ class ProcessDriver final : public Driver {
       std::optional<std::string> problem;
       if (!json) problem = json.error();
       else if (auto mismatch = case_mismatch(request, json.value())) problem = mismatch;
-      else if (auto outcome = protocol::outcome_from_json(json.value(), op)) result.outcome = outcome.value();
+      else if (auto outcome = protocol::outcome_from_json(json.value(), op, protocol::profile_of(request))) result.outcome = outcome.value();
       else problem = outcome.error();
       if (problem) {
         result.kind = Exchange::Kind::kProtocol;
@@ -123,9 +125,7 @@ class ProcessDriver final : public Driver {
   }
 
   static std::string case_id(const protocol::Request& request) {
-    if (const auto* decode = std::get_if<protocol::DecodeRequest>(&request)) return decode->case_id;
-    if (const auto* encode = std::get_if<protocol::EncodeRequest>(&request)) return encode->case_id;
-    return {};
+    return std::string(protocol::case_id_of(request));
   }
 
   // A reply may echo "case"; when it does, it must be the case asked about.

@@ -57,6 +57,10 @@ int main(int argc, char** argv) {
   run->add_option("--filter", run_options.filters, "Only cases whose id matches a glob (repeatable)");
   run->add_option("--rules", run_options.rules, "Only cases exercising one of these rule IDs")
       ->delimiter(',');
+  run->add_option("--profile", run_options.profiles,
+                  "Only these profiles (kiln-v2, hurray-elements; default every profile of the "
+                  "case set): the certificate covers exactly them")
+      ->delimiter(',');
   run->add_option("--ops", ops, "Operations to run: decode, encode (default both)")
       ->delimiter(',')
       ->check(CLI::IsMember({"decode", "encode"}));

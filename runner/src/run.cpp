@@ -14,6 +14,7 @@
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/expected_failures.hpp"
 #include "kiln/conformance/html_report.hpp"
+#include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/report.hpp"
 #include "kiln/first_difference.hpp"
 
@@ -36,86 +37,24 @@ std::string bounded_tail(std::string text) {
   return "[" + std::to_string(start) + " earlier bytes cut]\n" + text.substr(start);
 }
 
-// Why op cannot be judged on c, or nothing. The loader refuses such cases; this
-// keeps the runner from ever dereferencing what is not there if one slips by.
-std::optional<std::string> unjudgeable(const Case& c, Operation op) {
-  // decode sends the block; an accepted encode is compared with it. Only a
-  // rejected encode (a description no block can exist for) does without.
-  if (!c.block && (op == Operation::kDecode || c.expect.accept))
-    return "it has no block, which " + std::string(op == Operation::kDecode ? "decode" : "an accepted encode") + " needs";
-  if (!c.expect.accept && !c.expect.error_class) return "it expects a reject but names no class";
-  return std::nullopt;
-}
-
-std::string expectation_text(const Expectation& expect, Operation op) {
-  if (!expect.accept)
-    return expect.error_class ? "reject " + std::string(to_string(*expect.error_class)) : "reject";
-  return op == Operation::kDecode ? "accept" : "block";
-}
-
-// The reference's rule for a reject case, when the case names one (informative).
-std::string reference_rule(const Expectation& expect) {
-  return expect.rule ? " (the reference reports " + std::string(rule_info(*expect.rule).id) + ")"
-                     : std::string();
-}
-
 // What came back, short: an error's message is kept here and nowhere else; a
 // reject's message goes to detail, only when the case fails.
 std::string outcome_text(const protocol::Outcome& outcome) {
   if (std::holds_alternative<protocol::Accept>(outcome)) return "accept";
   if (std::holds_alternative<protocol::EncodedBlock>(outcome)) return "block";
-  if (const auto* reject = std::get_if<protocol::Reject>(&outcome)) {
-    std::string text = "reject " + std::string(to_string(reject->error_class));
-    if (reject->rule) text += " (" + bounded_message(*reject->rule, 256) + ")";
+  if (std::holds_alternative<protocol::ElementsAccept>(outcome)) return "accept (elements)";
+  if (std::holds_alternative<protocol::OpaqueAccept>(outcome)) return "opaque";
+  if (std::holds_alternative<protocol::ElementData>(outcome)) return "data";
+  const auto reject_text = [](std::string_view error_class, const std::optional<std::string>& rule) {
+    std::string text = "reject " + std::string(error_class);
+    if (rule) text += " (" + bounded_message(*rule, 256) + ")";
     return text;
-  }
+  };
+  if (const auto* reject = std::get_if<protocol::Reject>(&outcome))
+    return reject_text(to_string(reject->error_class), reject->rule);
+  if (const auto* reject = std::get_if<protocol::ElementsReject>(&outcome))
+    return reject_text(hurray::to_string(reject->error_class), reject->rule);
   return "error: " + bounded_message(std::get<protocol::ProtocolError>(outcome).message);
-}
-
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < shape.size() && i < 16; ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-  if (shape.size() > 16) text += ", ... (rank " + std::to_string(shape.size()) + ")";
-  return text + "]";
-}
-
-// A name or layout from a decode, quoted and short enough for one line.
-std::string quoted_text(const std::string& text) {
-  return protocol::printable(protocol::quoted_excerpt(text, 64));
-}
-
-// The first way two decoded tensor lists differ, in reading order, naming the
-// tensor and the member; empty when equal. A payload difference is also given
-// by field and window.
-std::string describe_tensor_difference(const BlockDescription& expected,
-                                       const BlockDescription& got, CaseResult& result) {
-  if (expected.tensors.size() != got.tensors.size())
-    return "expected " + std::to_string(expected.tensors.size()) + " tensors, got " +
-           std::to_string(got.tensors.size());
-  for (std::size_t i = 0; i < expected.tensors.size(); ++i) {
-    const auto& want = expected.tensors[i];
-    const auto& have = got.tensors[i];
-    const std::string which = "tensor " + std::to_string(i) + " " + quoted_text(want.name) + ": ";
-    if (want.name != have.name) return which + "name " + quoted_text(have.name) + ", expected " + quoted_text(want.name);
-    if (want.dtype != have.dtype)
-      return which + "dtype " + std::to_string(have.dtype) + ", expected " + std::to_string(want.dtype);
-    if (want.shape != have.shape)
-      return which + "shape " + shape_text(have.shape) + ", expected " + shape_text(want.shape);
-    if (want.layout != have.layout)
-      return which + "layout " + quoted_text(have.layout) + ", expected " + quoted_text(want.layout);
-    if (want.block_size != have.block_size)
-      return which + "block_size " + std::to_string(have.block_size) + ", expected " +
-             std::to_string(want.block_size);
-    if (auto difference = compare_bytes(want.payload, have.payload, Naming{Naming::Kind::kPayload, i})) {
-      result.first_difference = difference->offset;
-      const std::string text = which + "payload differs: " + difference->summary() + " (expected " +
-                               std::to_string(want.payload.size()) + " bytes, got " +
-                               std::to_string(have.payload.size()) + ")";
-      result.difference = std::move(difference);
-      return text;
-    }
-  }
-  return {};
 }
 
 Status status_of(Exchange::Kind kind) {
@@ -166,8 +105,14 @@ std::string id_glob(std::string_view id) {
 }
 
 void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseResult& result) {
+  judge(c, op, outcome, result, nullptr);
+}
+
+void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseResult& result,
+           const protocol::Hello* hello) {
   result.got = outcome_text(outcome);
-  if (const auto why = unjudgeable(c, op)) {
+  const Profile& profile = profile_of(c);
+  if (const auto why = profile.unjudgeable(c, op)) {
     result.status = Status::kError;
     result.detail = "the case cannot be judged: " + *why + " (a broken case set, not the adapter)";
     return;
@@ -179,46 +124,14 @@ void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseRe
                     "rejection";
     return;
   }
-  if (!c.expect.accept) {
-    const auto* reject = std::get_if<protocol::Reject>(&outcome);
-    if (!reject) {
-      result.status = Status::kFail;
-      result.detail = "expected a " + std::string(to_string(*c.expect.error_class)) + " rejection" +
-                      reference_rule(c.expect);
-      return;
-    }
-    if (reject->error_class != *c.expect.error_class) {
-      result.status = Status::kFail;
-      result.detail = "wrong class" + reference_rule(c.expect) +
-                      "; adapter said: " + bounded_message(reject->message);
-      return;
-    }
-    result.status = Status::kPass;
+  if (!protocol::answers(outcome, op == Operation::kDecode ? protocol::Op::kDecode : protocol::Op::kEncode,
+                         profile.name())) {
+    result.status = Status::kProtocol;
+    result.detail = "the outcome does not answer a " + std::string(profile.name()) + " " +
+                    std::string(to_string(op));
     return;
   }
-  if (const auto* reject = std::get_if<protocol::Reject>(&outcome)) {
-    result.status = Status::kFail;
-    result.detail = "a valid " + std::string(op == Operation::kDecode ? "block" : "description") +
-                    " was rejected: " + bounded_message(reject->message);
-    return;
-  }
-  if (op == Operation::kDecode) {
-    const auto& accepted = std::get<protocol::Accept>(outcome);
-    result.detail = describe_tensor_difference(c.description, accepted.description, result);
-    result.status = result.detail.empty() ? Status::kPass : Status::kFail;
-    return;
-  }
-  const auto& encoded = std::get<protocol::EncodedBlock>(outcome);
-  if (auto difference = compare_bytes(*c.block, encoded.bytes)) {
-    result.first_difference = difference->offset;
-    result.status = Status::kFail;
-    result.detail = "encoded block differs: " + difference->summary() + " (expected " +
-                    std::to_string(c.block->size()) + " bytes, got " +
-                    std::to_string(encoded.bytes.size()) + ")";
-    result.difference = std::move(difference);
-    return;
-  }
-  result.status = Status::kPass;
+  profile.judge(c, op, outcome, result, hello);
 }
 
 namespace {
@@ -318,8 +231,8 @@ bool selected(const RunOptions& options, const Case& c) {
     return false;
   if (!options.rules.empty()) {
     bool hit = false;
-    for (Rule rule : c.rules)
-      hit |= std::find(options.rules.begin(), options.rules.end(), rule_info(rule).id) != options.rules.end();
+    for (std::string_view id : c.rule_ids())
+      hit |= std::find(options.rules.begin(), options.rules.end(), id) != options.rules.end();
     if (!hit) return false;
   }
   return true;
@@ -338,6 +251,13 @@ struct Plan {
   std::size_t every_recommended_check = 0;  // and of recommended ones
   std::size_t largest_block = 0;
   bool filtered = false;
+  // The profiles of the case set that the run covers (--profile), in
+  // all_profiles() order, with the checks a whole run of each has.
+  struct ProfileChecks {
+    const Profile* profile = nullptr;
+    std::size_t every_required_check = 0, every_recommended_check = 0;
+  };
+  std::vector<ProfileChecks> profiles;
 
   bool wanted(Operation op) const { return ops.count(op) != 0; }
   std::size_t every_check() const { return every_required_check + every_recommended_check; }
@@ -346,9 +266,22 @@ struct Plan {
 // Checks the options against the case set, loads the list and selects the
 // cases; nullopt (after saying why on err) for a usage error.
 std::optional<Plan> plan_run(const RunOptions& options, const CaseSet& set, std::ostream& err) {
-  for (const auto& rule : options.rules)
-    if (!rule_from_id(rule)) {
-      err << "run: --rules: '" << rule << "' is not a rule ID\n";
+  for (const auto& rule : options.rules) {
+    const auto profiles = all_profiles();
+    const bool known = std::any_of(profiles.begin(), profiles.end(), [&](const Profile* profile) {
+      const auto rules = profile->rules();
+      return std::any_of(rules.begin(), rules.end(), [&](const ProfileRule& r) { return r.id == rule; });
+    });
+    if (!known) {
+      err << "run: --rules: '" << rule << "' is not a rule ID of any profile\n";
+      return std::nullopt;
+    }
+  }
+  for (const auto& name : options.profiles)
+    if (!find_profile(name)) {
+      std::string names;
+      for (const Profile* profile : all_profiles()) names += (names.empty() ? "" : ", ") + std::string(profile->name());
+      err << "run: --profile: '" << name << "' is not a profile (" << names << ")\n";
       return std::nullopt;
     }
   Plan plan;
@@ -362,9 +295,23 @@ std::optional<Plan> plan_run(const RunOptions& options, const CaseSet& set, std:
     plan.expected = std::move(*loaded);
   }
   plan.ops = std::set<Operation>(options.ops.begin(), options.ops.end());
+  for (const Profile* profile : all_profiles()) {
+    const bool chosen = options.profiles.empty() ||
+                        std::find(options.profiles.begin(), options.profiles.end(), profile->name()) !=
+                            options.profiles.end();
+    const bool present = std::any_of(set.cases.begin(), set.cases.end(),
+                                     [&](const Case& c) { return &profile_of(c) == profile; });
+    if (chosen && present) plan.profiles.push_back({profile});
+  }
   for (const Case& c : set.cases) {
+    // A run of some profiles is a whole run of each of them: the others are not part of it.
+    auto checks = std::find_if(plan.profiles.begin(), plan.profiles.end(),
+                               [&](const Plan::ProfileChecks& p) { return p.profile == &profile_of(c); });
+    if (checks == plan.profiles.end()) continue;
     const auto case_ops = c.derived_ops();
     (c.level == Level::kRecommended ? plan.every_recommended_check : plan.every_required_check) +=
+        case_ops.size();
+    (c.level == Level::kRecommended ? checks->every_recommended_check : checks->every_required_check) +=
         case_ops.size();
     if (!selected(options, c)) continue;
     const auto here = static_cast<std::size_t>(
@@ -372,7 +319,7 @@ std::optional<Plan> plan_run(const RunOptions& options, const CaseSet& set, std:
     if (here == 0) continue;
     plan.chosen.push_back(&c);
     plan.planned += here;
-    if (c.block) plan.largest_block = std::max(plan.largest_block, c.block->size());
+    plan.largest_block = std::max(plan.largest_block, profile_of(c).payload_bytes(c));
   }
   plan.filtered = !options.filters.empty() || !options.rules.empty() ||
                   !plan.wanted(Operation::kDecode) || !plan.wanted(Operation::kEncode);
@@ -431,12 +378,14 @@ CaseResult run_case(const Case& c, Operation op, Driver& driver,
   result.profile = c.profile;
   result.op = op;
   result.level = c.level;
-  for (Rule rule : c.rules) result.rules.emplace_back(rule_info(rule).id);
-  result.expected = expectation_text(c.expect, op);
+  for (std::string_view rule : c.rule_ids()) result.rules.emplace_back(rule);
+  const Profile& profile = profile_of(c);
+  const protocol::Hello* offered = hello ? &*hello : nullptr;
+  result.expected = profile.expectation_text(c, op, offered);
 
   const protocol::Op wire_op = op == Operation::kDecode ? protocol::Op::kDecode : protocol::Op::kEncode;
   const auto started = Clock::now();
-  if (const auto why = unjudgeable(c, op)) {
+  if (const auto why = profile.unjudgeable(c, op)) {
     result.status = Status::kError;
     result.detail = "the case cannot be judged: " + *why + " (a broken case set, not the adapter)";
   } else if (hello && !hello->offers_op(wire_op)) {
@@ -445,16 +394,15 @@ CaseResult run_case(const Case& c, Operation op, Driver& driver,
   } else if (hello && !hello->offers_profile(c.profile)) {
     result.status = Status::kSkip;
     result.detail = "the adapter's hello does not offer profile " + c.profile;
+  } else if (auto scope = profile.out_of_scope(c, op, offered)) {
+    result.status = Status::kSkip;
+    result.out_of_scope = true;
+    result.detail = std::move(*scope);
   } else {
-    protocol::Request request;
-    if (op == Operation::kDecode)
-      request = protocol::DecodeRequest{c.id, c.profile, *c.block};
-    else
-      request = protocol::EncodeRequest{c.id, c.profile, c.description};
-    Exchange exchange = driver.exchange(request);
+    Exchange exchange = driver.exchange(profile.request(c, op));
     result.adapter_stderr = bounded_tail(std::move(exchange.adapter_stderr));
     if (exchange.kind == Exchange::Kind::kReply) {
-      judge(c, op, exchange.outcome, result);
+      judge(c, op, exchange.outcome, result, offered);
     } else {
       result.status = status_of(exchange.kind);
       result.got = std::string(to_string(result.status));
@@ -511,6 +459,42 @@ struct Certificate {
   int exit_code = kExitFailures;
 };
 
+// Each profile of the run and what the adapter did with it: conformant (with
+// what its hello claims within the profile, and the checks it declared out of
+// scope), or, for a partial run, "not offered" / "partly offered".
+std::string profile_verdicts(const Plan& plan, const Session& session, const std::vector<CaseResult>& results,
+                             bool partial) {
+  std::vector<std::string> conformant, other;
+  for (const Plan::ProfileChecks& checks : plan.profiles) {
+    const std::string name(checks.profile->name());
+    std::size_t ran = 0, skipped = 0, out_of_scope = 0;
+    for (const CaseResult& result : results) {
+      if (result.profile != name) continue;
+      if (result.out_of_scope) ++out_of_scope;
+      else if (result.verdict == Verdict::kSkip) ++skipped;
+      else ++ran;
+    }
+    std::string text = name;
+    std::string scope = session.hello ? checks.profile->scope_note(*session.hello) : std::string();
+    if (out_of_scope > 0)
+      scope += (scope.empty() ? "" : "; ") + std::to_string(out_of_scope) + " checks outside it not sent";
+    if (!scope.empty()) text += " (" + scope + ")";
+    if (skipped == 0) conformant.push_back(text);
+    else other.push_back(name + (ran == 0 ? " not offered" : " partly offered"));
+  }
+  const auto join = [](const std::vector<std::string>& items) {
+    std::string text;
+    for (std::size_t i = 0; i < items.size(); ++i)
+      text += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+    return text;
+  };
+  if (!partial) return join(conformant);
+  std::string text;
+  if (!conformant.empty()) text = "conformant for " + join(conformant);
+  if (!other.empty()) text += (text.empty() ? "" : "; ") + join(other);
+  return text;
+}
+
 // The certificate and the exit status, the first reason that applies winning.
 // CONFORMANT needs every check of the whole case set run, every required one
 // passed and every recommended one passed or FAILed: counted, not inferred from
@@ -518,8 +502,11 @@ struct Certificate {
 Certificate certify(const Plan& plan, const Session& session, const std::vector<CaseResult>& results,
                     const Totals& totals) {
   std::size_t unjudged = 0, required_passed = 0, recommended_ran = 0;
+  std::size_t out_of_scope_required = 0, out_of_scope_recommended = 0;
   for (const CaseResult& result : results) {
     unjudged += result.verdict == Verdict::kUnjudged;
+    if (result.out_of_scope && result.verdict == Verdict::kSkip)
+      ++(result.level == Level::kRequired ? out_of_scope_required : out_of_scope_recommended);
     required_passed += result.level == Level::kRequired && result.verdict == Verdict::kPass;
     recommended_ran += result.level == Level::kRecommended &&
                        (result.verdict == Verdict::kPass || result.verdict == Verdict::kRecommendedFailure);
@@ -555,20 +542,19 @@ Certificate certify(const Plan& plan, const Session& session, const std::vector<
     certificate.text = "NO CERTIFICATE: a filtered run certifies nothing";
   } else if (totals.failed > 0 || totals.expected_failures > 0) {
     certificate.text = "NOT CONFORMANT: " + who + " has " + failures;
-  } else if (all_ran && required_passed == plan.every_required_check &&
-             recommended_ran == plan.every_recommended_check) {
+  } else if (all_ran && required_passed + out_of_scope_required == plan.every_required_check &&
+             recommended_ran + out_of_scope_recommended == plan.every_recommended_check) {
     certificate.text =
-        plan.every_recommended_check == 0
-            ? "CONFORMANT: " + who + " passes all " + std::to_string(required_passed) +
-                  " checks (decode and encode) of kiln-conformance " + KILN_SUITE_VERSION
-            : "CONFORMANT: " + who + " passes all " + std::to_string(required_passed) +
-                  " required checks (decode and encode) of kiln-conformance " + KILN_SUITE_VERSION +
-                  recommended;
+        "CONFORMANT: " + who + " passes all " + std::to_string(required_passed) + " " +
+        (plan.every_recommended_check == 0 ? "" : "required ") +
+        "checks (decode and encode) of kiln-conformance " + KILN_SUITE_VERSION + " for " +
+        profile_verdicts(plan, session, results, false) + recommended;
   } else if (all_ran && totals.passed > 0 &&
              totals.passed + totals.recommended_failures + totals.skipped == every_check) {
     certificate.text = "CONFORMANT (partial): " + who + " passes every " +
                        (plan.every_recommended_check == 0 ? "" : "required ") + "check it offers; " +
-                       std::to_string(totals.skipped) + " skipped" + recommended;
+                       std::to_string(totals.skipped - out_of_scope_required - out_of_scope_recommended) +
+                       " skipped" + recommended + "; " + profile_verdicts(plan, session, results, true);
   } else {
     // Unreachable while the counts above add up; never a certificate if not.
     certificate = {"NO CERTIFICATE: " + std::to_string(results.size()) + " of " +

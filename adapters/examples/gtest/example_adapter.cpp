@@ -14,3 +14,11 @@ kiln::protocol::Outcome ExampleAdapter::decode(std::span<const std::uint8_t> blo
 kiln::protocol::Outcome ExampleAdapter::encode(const kiln::BlockDescription& description) {
   return implementation_.encode(description);
 }
+
+kiln::protocol::Outcome ExampleAdapter::decode_elements(const kiln::protocol::ElementsDecodeRequest& request) {
+  return implementation_.decode_elements(request);
+}
+
+kiln::protocol::Outcome ExampleAdapter::encode_elements(const kiln::protocol::ElementsEncodeRequest& request) {
+  return implementation_.encode_elements(request);
+}

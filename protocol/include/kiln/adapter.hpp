@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
+#include <vector>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,10 +26,18 @@ class Adapter {
   virtual Outcome decode(std::span<const std::uint8_t> block) = 0;
   // EncodedBlock or Reject (or ProtocolError when it cannot answer).
   virtual Outcome encode(const BlockDescription& description) = 0;
+
+  // Profile hurray-elements, for an adapter whose hello lists it: ElementsAccept,
+  // OpaqueAccept (permissive mode only) or ElementsReject; ElementData or
+  // ElementsReject. An adapter of kiln-v2 alone keeps these defaults, which
+  // serve() never reaches since its hello does not offer the profile.
+  virtual Outcome decode_elements(const ElementsDecodeRequest& request);
+  virtual Outcome encode_elements(const ElementsEncodeRequest& request);
 };
 
-// kiln::decode and kiln::encode behind the interface; rejects carry the
-// reference's rule ID and byte offset.
+// kiln::decode and kiln::encode, kiln::hurray::decode and encode behind the
+// interface; rejects carry the reference's rule ID and byte offset. It offers
+// both profiles and every Tier 2 type.
 class ReferenceAdapter final : public Adapter {
  public:
   static constexpr std::string_view kName = "kiln-reference";
@@ -35,7 +45,23 @@ class ReferenceAdapter final : public Adapter {
   Hello hello() override;
   Outcome decode(std::span<const std::uint8_t> block) override;
   Outcome encode(const BlockDescription& description) override;
+  Outcome decode_elements(const ElementsDecodeRequest& request) override;
+  Outcome encode_elements(const ElementsEncodeRequest& request) override;
 };
+
+// The Tier 2 types a hello names, as the set kiln::hurray takes; names not in
+// the table are left out (hello_from_json refuses them).
+hurray::TagSet tier2_set(const Hello& hello);
+// Every Tier 2 type of the table, by name: what an adapter supporting them all lists.
+std::vector<std::string> all_tier2_names();
+
+// The elements of an encode request as the codec takes them; nullopt when one
+// is not hex (hurray::element_from_hex).
+std::optional<std::vector<hurray::Element>> parse_elements(const std::vector<std::string>& hex);
+
+// The adapter's method for a decode or encode request of either profile (a
+// hello request is answered with an error outcome: hello() answers it).
+Outcome call(Adapter& adapter, const Request& request);
 
 // One request line in, one reply line out (no newline). Bad input, an op or
 // profile the adapter does not offer, an exception from the adapter, or an

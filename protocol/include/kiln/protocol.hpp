@@ -17,6 +17,7 @@
 
 #include "kiln/description.hpp"
 #include "kiln/error.hpp"
+#include "kiln/hurray.hpp"
 #include "kiln/rules.hpp"
 
 namespace kiln::protocol {
@@ -26,6 +27,7 @@ using Json = nlohmann::ordered_json;
 
 inline constexpr std::uint64_t kProtocolVersion = 1;
 inline constexpr std::string_view kProfileKilnV2 = "kiln-v2";
+inline constexpr std::string_view kProfileHurrayElements = "hurray-elements";
 inline constexpr std::string_view kOpHello = "hello";
 inline constexpr std::string_view kOpDecode = "decode";
 inline constexpr std::string_view kOpEncode = "encode";
@@ -133,8 +135,33 @@ struct EncodeRequest {
   bool operator==(const EncodeRequest&) const = default;
 };
 
-using Request = std::variant<HelloRequest, DecodeRequest, EncodeRequest>;
+// Profile hurray-elements (reference/HURRAY.md): one tensor's element layer.
+// A request without "mode" is strict.
+struct ElementsDecodeRequest {
+  std::string case_id;
+  std::uint8_t tag = 0;
+  std::vector<std::uint64_t> shape;
+  hurray::Mode mode = hurray::Mode::kStrict;
+  std::vector<std::uint8_t> data;
+  bool operator==(const ElementsDecodeRequest&) const = default;
+};
+
+struct ElementsEncodeRequest {
+  std::string case_id;
+  std::uint8_t tag = 0;
+  std::vector<std::uint64_t> shape;
+  // Each element's bit pattern as hex, as the case writes it and the wire
+  // carries it; validated as hex when parsed.
+  std::vector<std::string> elements;
+  bool operator==(const ElementsEncodeRequest&) const = default;
+};
+
+using Request = std::variant<HelloRequest, DecodeRequest, EncodeRequest, ElementsDecodeRequest,
+                             ElementsEncodeRequest>;
 Op op_of(const Request& request) noexcept;
+// The profile a request is for, and the case it names; empty for hello.
+std::string_view profile_of(const Request& request) noexcept;
+std::string_view case_id_of(const Request& request) noexcept;
 
 // ---- Replies (adapter -> runner) ----
 
@@ -144,8 +171,12 @@ struct Hello {
   std::uint64_t protocol = kProtocolVersion;
   std::vector<std::string> ops{std::string(kOpDecode), std::string(kOpEncode)};
   std::vector<std::string> profiles{std::string(kProfileKilnV2)};
+  // The Tier 2 types of hurray-elements the adapter supports, by name (absent:
+  // none). Parsing refuses a name that is not a Tier 2 type of the table.
+  std::vector<std::string> hurray_tier2;
 
   bool offers_op(Op op) const;
+  bool supports_tier2(std::string_view type_name) const;
   bool offers_profile(std::string_view profile) const;
   bool operator==(const Hello&) const = default;
 };
@@ -179,7 +210,43 @@ struct ProtocolError {
   bool operator==(const ProtocolError&) const = default;
 };
 
-using Outcome = std::variant<Accept, Reject, EncodedBlock, ProtocolError>;
+// ---- hurray-elements replies ----
+
+// decode: the tensor is valid; its N element bit patterns.
+struct ElementsAccept {
+  std::vector<hurray::Element> elements;
+  // The type's width B, for writing each element as exactly ceil(B / 4) hex
+  // digits; 0 (a parsed reply) writes the fewest digits. Not compared.
+  unsigned bits = 0;
+  bool operator==(const ElementsAccept& other) const { return elements == other.elements; }
+};
+
+// decode in permissive mode: the tag is not recognized and the bytes were not
+// interpreted.
+struct OpaqueAccept {
+  bool operator==(const OpaqueAccept&) const = default;
+};
+
+// decode or encode: refused, TAG or DATA. Only the class is compared.
+struct ElementsReject {
+  hurray::ErrorClass error_class = hurray::ErrorClass::kData;
+  std::string message;
+  std::optional<std::string> rule;
+  std::optional<std::uint64_t> offset;
+  bool operator==(const ElementsReject&) const = default;
+};
+
+// encode: the packed data bytes.
+struct ElementData {
+  std::vector<std::uint8_t> bytes;
+  bool operator==(const ElementData&) const = default;
+};
+
+using Outcome = std::variant<Accept, Reject, EncodedBlock, ProtocolError, ElementsAccept,
+                             OpaqueAccept, ElementsReject, ElementData>;
+
+// A hurray reject carrying the reference error's class, rule ID, offset and message.
+ElementsReject reject_from(const hurray::Error& error);
 
 // A reject carrying the reference error's class, rule ID, offset and description.
 Reject reject_from(const Error& error);
@@ -203,9 +270,14 @@ Json hello_to_json(const Hello& hello);
 Expected<Hello> hello_from_json(const Json& json);
 
 Json outcome_to_json(const Outcome& outcome);
-// Which results are valid depends on the op the reply answers: decode admits
-// accept, reject and error; encode admits block, reject and error.
-Expected<Outcome> outcome_from_json(const Json& json, Op answered);
+// Which results are valid depends on the op and the profile of the request the
+// reply answers: kiln-v2 decode admits accept, reject and error; encode block,
+// reject and error. hurray-elements decode admits accept (elements), opaque,
+// reject and error; encode data, reject and error.
+Expected<Outcome> outcome_from_json(const Json& json, Op answered,
+                                    std::string_view profile = kProfileKilnV2);
+// Does the outcome answer a request of this op and profile? (An error always does.)
+bool answers(const Outcome& outcome, Op op, std::string_view profile);
 
 // ---- Lines ----
 
@@ -223,6 +295,7 @@ Expected<std::string> to_line(const Json& json);
 // Conveniences over the two steps above.
 Expected<Request> parse_request(std::string_view line);
 Expected<Hello> parse_hello_reply(std::string_view line);
-Expected<Outcome> parse_reply(std::string_view line, Op answered);
+Expected<Outcome> parse_reply(std::string_view line, Op answered,
+                              std::string_view profile = kProfileKilnV2);
 
 }  // namespace kiln::protocol

@@ -221,6 +221,15 @@ Result<Decoded> decode(std::uint8_t tag, std::span<const std::uint64_t> shape, M
                        std::span<const std::uint8_t> data,
                        const TagSet& supported_tier2 = TagSet::all_tier2());
 
+// Every rule the input breaks, not only the first: each judged on its own where
+// it is defined (nothing after the tag for a tag that names no type, nothing
+// after an overflow; padding bits and e8m0 patterns on the bytes of the first S
+// that are present). Empty when decode accepts, opaque included. What
+// `cases check` holds a reject case to: it breaks exactly its listed rules.
+std::vector<Rule> broken_rules(std::uint8_t tag, std::span<const std::uint64_t> shape, Mode mode,
+                               std::span<const std::uint8_t> data,
+                               const TagSet& supported_tier2 = TagSet::all_tier2());
+
 // ---------------------------------------------------------------- encode
 
 // The packed bytes (exactly S of them, padding bits zero), or a reject: TAG for a
@@ -230,5 +239,11 @@ Result<Decoded> decode(std::uint8_t tag, std::span<const std::uint64_t> shape, M
 Result<std::vector<std::uint8_t>> encode(std::uint8_t tag, std::span<const std::uint64_t> shape,
                                          std::span<const Element> elements,
                                          const TagSet& supported_tier2 = TagSet::all_tier2());
+
+// The same for encode's rules (HURRAY.md 5.1): tag, overflows, the count, and
+// every element's range and e8m0 pattern.
+std::vector<Rule> encode_broken_rules(std::uint8_t tag, std::span<const std::uint64_t> shape,
+                                      std::span<const Element> elements,
+                                      const TagSet& supported_tier2 = TagSet::all_tier2());
 
 }  // namespace kiln::hurray

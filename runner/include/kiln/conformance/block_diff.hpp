@@ -47,7 +47,8 @@ struct ByteDifference {
 // How offsets are named: by the Kiln layout of the expected block, or as the
 // bytes of a decoded tensor's payload ("tensor 2 payload byte 5").
 struct Naming {
-  enum class Kind { kBlock, kPayload } kind = Kind::kBlock;
+  // kData: a hurray-elements tensor's data bytes, one span.
+  enum class Kind { kBlock, kPayload, kData } kind = Kind::kBlock;
   std::uint64_t tensor = 0;  // for kPayload
 };
 

@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
 #include "kiln/description.hpp"
+#include "kiln/hurray.hpp"
 #include "kiln/rules.hpp"
 
 namespace kiln::conformance {
@@ -57,6 +59,29 @@ struct Expectation {
 
 enum class Level : std::uint8_t { kRequired, kRecommended };
 
+// The body of a case of profile hurray-elements (cases/README.md, "Profile
+// hurray-elements"): one tensor's element layer and what the reference makes of it.
+struct ElementsCase {
+  // The type, by name where the case names one (so a different tag assignment
+  // is an edit of kiln::hurray::kTypes); type is then its row of the table.
+  const hurray::TypeInfo* type = nullptr;
+  std::uint8_t tag = 0;  // type->tag, or the raw tag the case gives
+  std::vector<std::uint64_t> shape;
+  std::optional<hurray::Mode> mode;                 // decode only; absent: strict
+  std::optional<std::vector<std::uint8_t>> data;    // the decode input
+  std::optional<std::vector<std::string>> elements; // hex, as written: the encode input
+  std::vector<hurray::Rule> rules;
+  std::vector<hurray::Rule> also_breaks;
+  enum class Result : std::uint8_t { kAccept, kOpaque, kReject };
+  // kOpaque: permissive mode and a tag not recognized: an opaque accept or a
+  // TAG reject both conform (seed 003).
+  Result result = Result::kAccept;
+  std::optional<hurray::ErrorClass> error_class;  // kReject
+  std::optional<hurray::Rule> rule;               // kReject: what the reference reports
+
+  hurray::Mode decode_mode() const { return mode.value_or(hurray::Mode::kStrict); }
+};
+
 struct Case {
   std::string id;
   std::string summary;
@@ -68,6 +93,9 @@ struct Case {
   std::string source;             // "seed 000 kiln-v2-u4", "brief", "suite"
   Level level = Level::kRequired;
   std::string profile = "kiln-v2";
+  // Set for profile hurray-elements, whose case has none of the Kiln members
+  // below (description, faults, block, the Kiln rules and expect) but its own.
+  std::optional<ElementsCase> elements;
   BlockDescription description;   // payloads already packed from typed values
   std::vector<Fault> faults;
   // The block as the file stores it. Absent for an encoder-only case (a reject case
@@ -85,6 +113,12 @@ struct Case {
   // The operations the case tests, as cases/README.md derives them: decode when
   // there is a block or there are faults, encode when there are no faults.
   std::vector<Operation> derived_ops() const;
+  // The rule IDs the case exercises, of its own profile.
+  std::vector<std::string_view> rule_ids() const;
+  // A reject case: Kiln's expect, or the hurray body's result.
+  bool expects_reject() const;
+  // The rule a reject case expects the reference to report, of its own profile.
+  std::optional<std::string_view> expected_rule_id() const;
 };
 
 }  // namespace kiln::conformance

@@ -42,6 +42,8 @@ std::string block_hex_lines(const std::vector<std::uint8_t>& block, const std::s
 // ops that differ from the derived ones, and a reference outcome that differs
 // from expect.
 std::vector<std::string> check_case(const Case& test_case);
+// check_case of a kiln-v2 case: what the kiln-v2 profile's check() runs.
+std::vector<std::string> check_kiln_case(const Case& test_case);
 
 // ---- isolation (cases/README.md, "Isolation") ----
 

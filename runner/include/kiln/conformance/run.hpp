@@ -48,6 +48,9 @@ struct CaseResult {
   Verdict verdict = Verdict::kPass;
   // The list entry that matched, if one did.
   bool listed = false;
+  // Skipped because the hello declares it out of its scope within an offered
+  // profile (an encode of a Tier 2 type not in hurray_tier2): not a shortfall.
+  bool out_of_scope = false;
   std::optional<Status> listed_status;  // nullopt: the entry accepts any failure
   std::string listed_reason;
   std::string expected;          // what the case expects
@@ -84,6 +87,9 @@ struct RunOptions {
   std::vector<std::string> filters;  // id globs; empty: all
   std::vector<std::string> rules;    // rule IDs; empty: all
   std::vector<Operation> ops{Operation::kDecode, Operation::kEncode};  // a set: repeats count once
+  // The profiles to run (--profile); empty: every profile of the case set. A run
+  // of some profiles certifies each of them, and names them.
+  std::vector<std::string> profiles;
   std::optional<std::filesystem::path> expected_failures;        // read: ExpectedFailures::load
   std::optional<std::filesystem::path> write_expected_failures;  // ExpectedFailures::write
   std::optional<std::filesystem::path> json_report;
@@ -126,6 +132,10 @@ std::vector<TopicTotals> totals_by_topic(const std::vector<CaseResult>& results)
 // result's status, got, detail and first_difference. A case that lacks what op
 // needs (its block, a reject's class) is a Status::kError result.
 void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseResult& result);
+// The same given the adapter's hello (nullptr: none), which decides what a case
+// of an optional part of a profile expects (hurray-elements's Tier 2 types).
+void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseResult& result,
+           const protocol::Hello* hello);
 
 // One (case, op) through driver, as `run` does it: skipped when hello (nullopt:
 // the adapter had none, so every op is tried) does not offer its op or profile,

@@ -1,0 +1,89 @@
+// A format profile as the runner and the case tools see it: its rules, how a
+// case of it becomes a request, how a reply is judged, and how a case is checked
+// against the reference. Each profile is one codec behind this interface
+// (profile_kiln.cpp, profile_elements.cpp); run, the reports, coverage and the
+// certificate go through it and know no profile's format.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/conformance/case.hpp"
+#include "kiln/protocol.hpp"
+
+namespace kiln::conformance {
+
+struct CaseResult;
+
+struct ProfileRule {
+  std::string_view id;
+  std::string_view error_class;
+  std::string_view summary;
+};
+
+class Profile {
+ public:
+  virtual ~Profile() = default;
+
+  virtual std::string_view name() const = 0;
+  // The normative text the rules are in, for messages ("reference/FORMAT.md").
+  virtual std::string_view document() const = 0;
+  // Every rule of the profile, in the reference's check order.
+  virtual std::span<const ProfileRule> rules() const = 0;
+
+  // Why op cannot be judged on c (the case set's fault), or nothing.
+  virtual std::optional<std::string> unjudgeable(const Case& c, Operation op) const = 0;
+  // Why op is not sent to an adapter whose hello (nullptr: none) offers the
+  // profile and the op, because the hello declares the case out of its scope
+  // (an unsupported Tier 2 type's encode), or nothing.
+  virtual std::optional<std::string> out_of_scope(const Case& c, Operation op,
+                                                  const protocol::Hello* hello) const = 0;
+  // What a passing answer is, short, as reports show it.
+  virtual std::string expectation_text(const Case& c, Operation op,
+                                       const protocol::Hello* hello) const = 0;
+  virtual protocol::Request request(const Case& c, Operation op) const = 0;
+  // Sets result's status, got, detail and differences. The case is judgeable.
+  virtual void judge(const Case& c, Operation op, const protocol::Outcome& outcome,
+                     CaseResult& result, const protocol::Hello* hello) const = 0;
+  // The most bytes of payload one request or reply for c carries (hex doubles it).
+  virtual std::size_t payload_bytes(const Case& c) const = 0;
+  // What the hello claims within the profile, for the certificate ("Tier 2: ..."); empty: nothing.
+  virtual std::string scope_note(const protocol::Hello& hello) const = 0;
+
+  // What fixes the case's meaning (its expectation and its bytes or values), for
+  // the case set's hash.
+  virtual std::string identity(const Case& c) const = 0;
+  // A reject case that breaks its expected rule and no other, checked whole
+  // (cases/README.md, "Isolation"): coverage's "alone" column.
+  virtual bool breaks_alone(const Case& c) const = 0;
+  // `cases check`: every problem of a loaded case against the reference.
+  virtual std::vector<std::string> check(const Case& c) const = 0;
+};
+
+// Every profile, kiln-v2 first; a case's profile is one of these (the loader
+// refuses any other).
+std::span<const Profile* const> all_profiles();
+const Profile* find_profile(std::string_view name);
+// The profile of a loaded case.
+const Profile& profile_of(const Case& c);
+
+// The profile hurray-elements's own parts that tools outside the runner use.
+namespace elements {
+// What an implementation supporting `tier2` must answer to decode c: the case's
+// expectation, or for a Tier 2 type outside tier2 what HURRAY.md 2 says (strict:
+// reject TAG; permissive: opaque or reject TAG).
+struct Expected {
+  ElementsCase::Result result = ElementsCase::Result::kAccept;
+  std::optional<hurray::ErrorClass> error_class;
+  std::optional<hurray::Rule> rule;
+};
+Expected expected_decode(const ElementsCase& c, const hurray::TagSet& tier2);
+// The case's elements as values (they are hex, checked by the loader).
+std::vector<hurray::Element> element_values(const ElementsCase& c);
+}  // namespace elements
+
+}  // namespace kiln::conformance
