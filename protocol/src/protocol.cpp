@@ -670,7 +670,9 @@ Json outcome_to_json(const Outcome& outcome) {
           json["result"] = "accept";
           json["elements"] = Json::array();
           for (const auto& element : reply.elements)
-            json["elements"].push_back(hurray::element_to_hex(element, reply.bits));
+            // Without a width (a parsed reply), the fewest digits that hold the value.
+            json["elements"].push_back(hurray::element_to_hex(
+                element, reply.bits ? reply.bits : std::max(1u, hurray::significant_bits(element))));
         } else if constexpr (std::is_same_v<T, OpaqueAccept>) {
           json["result"] = "opaque";
         } else if constexpr (std::is_same_v<T, ElementsReject>) {

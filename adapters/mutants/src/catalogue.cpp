@@ -64,6 +64,14 @@ constexpr std::array kFamilyBuilders{
     FamilyBuilder{kFamilyReporting, parts::reporting_mutants},
     FamilyBuilder{kFamilyEncoder, parts::encoder_mutants},
     FamilyBuilder{kFamilyRelaxed, parts::relaxed_mutants},
+    FamilyBuilder{kFamilyHurrayPacking, parts::hurray_packing_mutants},
+    FamilyBuilder{kFamilyHurrayPadding, parts::hurray_padding_mutants},
+    FamilyBuilder{kFamilyHurraySizes, parts::hurray_sizes_mutants},
+    FamilyBuilder{kFamilyHurrayTags, parts::hurray_tags_mutants},
+    FamilyBuilder{kFamilyHurrayValues, parts::hurray_values_mutants},
+    FamilyBuilder{kFamilyHurrayEncoder, parts::hurray_encoder_mutants},
+    FamilyBuilder{kFamilyHurrayReporting, parts::hurray_reporting_mutants},
+    FamilyBuilder{kFamilyHurrayRelaxed, parts::hurray_relaxed_mutants},
 };
 
 constexpr bool builders_follow_families() {

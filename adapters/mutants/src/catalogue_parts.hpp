@@ -10,6 +10,9 @@
 //   catalogue_reporting.cpp  reporting
 //   catalogue_encoder.cpp    encoder
 //   catalogue_relaxed.cpp    relaxed (with relaxed.hpp, the loosened checks it shares)
+//   catalogue_hurray.cpp     hurray-packing, hurray-padding, hurray-sizes, hurray-tags,
+//                            hurray-values, hurray-encoder, hurray-reporting, hurray-relaxed
+//                            (over the steps of hurray_pipeline.hpp)
 #pragma once
 
 #include <optional>
@@ -56,5 +59,13 @@ std::vector<Mutant> opaque_mutants();
 std::vector<Mutant> reporting_mutants();
 std::vector<Mutant> encoder_mutants();
 std::vector<Mutant> relaxed_mutants();
+std::vector<Mutant> hurray_packing_mutants();
+std::vector<Mutant> hurray_padding_mutants();
+std::vector<Mutant> hurray_sizes_mutants();
+std::vector<Mutant> hurray_tags_mutants();
+std::vector<Mutant> hurray_values_mutants();
+std::vector<Mutant> hurray_encoder_mutants();
+std::vector<Mutant> hurray_reporting_mutants();
+std::vector<Mutant> hurray_relaxed_mutants();
 
 }  // namespace kiln::mutants::parts

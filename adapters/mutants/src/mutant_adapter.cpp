@@ -2,6 +2,7 @@
 // mutant sets applied at its one place.
 #include <utility>
 
+#include "hurray_pipeline.hpp"
 #include "kiln/builder.hpp"
 #include "kiln/decode.hpp"
 #include "kiln/mutants.hpp"
@@ -22,6 +23,12 @@ protocol::Hello MutantAdapter::hello() {
   protocol::Hello hello;
   hello.name = "kiln-mutant-" + std::string(mutant_.name);
   hello.version = KILN_PROJECT_VERSION;
+  // Both profiles and every Tier 2 type, as ReferenceAdapter: a Kiln mutant
+  // answers hurray requests as the reference does, and a Hurray mutant has its
+  // every type's cases run.
+  hello.profiles = {std::string(protocol::kProfileKilnV2),
+                    std::string(protocol::kProfileHurrayElements)};
+  hello.hurray_tier2 = protocol::all_tier2_names();
   return hello;
 }
 
@@ -77,6 +84,14 @@ protocol::Outcome MutantAdapter::encode(const BlockDescription& description) {
   Bytes bytes = std::move(built.value().bytes);
   if (mutant_.rewrite_encoded) mutant_.rewrite_encoded(bytes, built.value().placement, ordered);
   return protocol::EncodedBlock{std::move(bytes)};
+}
+
+protocol::Outcome MutantAdapter::decode_elements(const protocol::ElementsDecodeRequest& request) {
+  return hurray_path::decode(mutant_.hurray, request);
+}
+
+protocol::Outcome MutantAdapter::encode_elements(const protocol::ElementsEncodeRequest& request) {
+  return hurray_path::encode(mutant_.hurray, request);
 }
 
 }  // namespace kiln::mutants

@@ -16,6 +16,10 @@
 //   encode(desc):   kiln::build(reorder(desc)), refused when this mutant's decode
 //                   rejects the bytes (so a decoder bug is also the encoder's, as in
 //                   kiln::encode), then rewrite_encoded (encoder bugs).
+//
+// Profile hurray-elements (reference/HURRAY.md) goes through HurrayHooks, one
+// hook per step of the reference's check order (src/hurray_pipeline.cpp); every
+// mutant offers it, and with no hurray hook set it answers as kiln::hurray does.
 #pragma once
 
 #include <array>
@@ -60,6 +64,15 @@ inline constexpr std::string_view kFamilyOpaque = "opaque";
 inline constexpr std::string_view kFamilyReporting = "reporting";      // class, rule, order
 inline constexpr std::string_view kFamilyEncoder = "encoder";
 inline constexpr std::string_view kFamilyRelaxed = "relaxed";          // a check kept but loosened
+// Profile hurray-elements (src/catalogue_hurray.cpp).
+inline constexpr std::string_view kFamilyHurrayPacking = "hurray-packing";      // bit layouts
+inline constexpr std::string_view kFamilyHurrayPadding = "hurray-padding";      // a width unchecked
+inline constexpr std::string_view kFamilyHurraySizes = "hurray-sizes";          // N and S
+inline constexpr std::string_view kFamilyHurrayTags = "hurray-tags";            // tag ranges, modes
+inline constexpr std::string_view kFamilyHurrayValues = "hurray-values";        // bit patterns
+inline constexpr std::string_view kFamilyHurrayEncoder = "hurray-encoder";
+inline constexpr std::string_view kFamilyHurrayReporting = "hurray-reporting";  // the class
+inline constexpr std::string_view kFamilyHurrayRelaxed = "hurray-relaxed";      // loosened checks
 
 inline constexpr std::array kFamilies{
     kFamilyHeader,     kFamilyVersion,    kFamilyFlags,       kFamilyReserved,
@@ -67,7 +80,9 @@ inline constexpr std::array kFamilies{
     kFamilyNames,      kFamilyDtypeRange, kFamilyBigEndian,   kFamilyPacked,
     kFamilyBool,       kFamilyE8m0,       kFamilyFloatValues, kFamilyClosedDtype,
     kFamilyShape,      kFamilyOpaque,     kFamilyReporting,   kFamilyEncoder,
-    kFamilyRelaxed,
+    kFamilyRelaxed,    kFamilyHurrayPacking, kFamilyHurrayPadding, kFamilyHurraySizes,
+    kFamilyHurrayTags, kFamilyHurrayValues,  kFamilyHurrayEncoder, kFamilyHurrayReporting,
+    kFamilyHurrayRelaxed,
 };
 
 // The family of control() alone: not a bug, so not in kFamilies.
@@ -78,6 +93,50 @@ inline constexpr std::string_view kFamilyControl = "control";
 // in catalogue(), so the kill test leaves them out; tests/fuzz_only_test.cpp
 // holds them to passing every case and to being found by the fuzzer.
 inline constexpr std::string_view kFamilyFuzzOnly = "fuzz-only";
+
+// How an implementation sees a type tag (HURRAY.md 5.1 steps 1 and 2).
+struct TagLookup {
+  enum class Verdict : std::uint8_t { kType, kNeverValid, kUnrecognized, kOpaque };
+  Verdict verdict = Verdict::kUnrecognized;
+  const hurray::TypeInfo* type = nullptr;  // kType only
+};
+
+// The hurray-elements path. Each hook is one step of the reference's check
+// order and, unset, is the reference's own step, so a mutant differs from
+// kiln::hurray by the hooks it sets alone (tests/hurray_pipeline_test.cpp).
+struct HurrayHooks {
+  // Steps 1, 2: the tag in a mode (the encoder asks in strict mode; kOpaque is
+  // then refused as unrecognized).
+  std::function<TagLookup(std::uint8_t tag, hurray::Mode mode)> look_up;
+  // Steps 3, 4: N and S; nullopt is an overflow.
+  std::function<std::optional<std::uint64_t>(std::span<const std::uint64_t> shape)> count;
+  std::function<std::optional<std::uint64_t>(const hurray::TypeInfo&, std::uint64_t count)> size;
+  // The bit layout, shared by the reader and the writer as one implementation
+  // shares it: element i of data (bytes past its end read as 0), and element i
+  // into out (bits past its end dropped; out starts zeroed).
+  std::function<hurray::Element(const hurray::TypeInfo&, ByteSpan data, std::uint64_t index)> read;
+  std::function<void(const hurray::TypeInfo&, std::span<std::uint8_t> out, std::uint64_t index,
+                     const hurray::Element&)>
+      write;
+  // Step 5 on the first S bytes. Unset: every bit of the final byte (or 3-byte
+  // group) that `write` does not fill is 0.
+  std::function<std::optional<hurray::Error>(const hurray::TypeInfo&, std::uint64_t count,
+                                             ByteSpan elements)>
+      padding;
+  // Step 6 and the encoder's pattern check: is this element's pattern refused?
+  // Unset: float8_e8m0's 00 and ff, in both directions.
+  std::function<bool(const hurray::TypeInfo&, const hurray::Element&, bool encoding)> refused;
+  // Value bugs: each accepted element on its way out, each element to encode on its way in.
+  std::function<hurray::Element(const hurray::TypeInfo&, hurray::Element)> on_decode;
+  std::function<hurray::Element(const hurray::TypeInfo&, hurray::Element)> on_encode;
+  bool encoder_checks_count = true;
+  bool encoder_checks_range = true;  // false: an element wider than B bits is masked to B bits
+  // The encoded S bytes before they are answered.
+  std::function<void(const hurray::TypeInfo&, std::uint64_t count, Bytes&)> rewrite_encoded;
+  // Every reject (decode: in the request's mode; encode: strict) before it is
+  // answered; may answer something else (opaque).
+  std::function<protocol::Outcome(protocol::ElementsReject, hurray::Mode mode)> on_reject;
+};
 
 struct Mutant {
   std::string_view name;
@@ -103,6 +162,8 @@ struct Mutant {
   bool encoder_refuses = true;
   std::function<void(BlockDescription&)> reorder;
   std::function<void(Bytes&, const Placement&, const BlockDescription&)> rewrite_encoded;
+
+  HurrayHooks hurray;  // the hurray-elements path; unset, the reference's
 };
 
 // Every mutant, in catalogue order: family by family, in the order of kFamilies.
@@ -124,6 +185,8 @@ class MutantAdapter final : public protocol::Adapter {
   protocol::Hello hello() override;
   protocol::Outcome decode(std::span<const std::uint8_t> block) override;
   protocol::Outcome encode(const BlockDescription& description) override;
+  protocol::Outcome decode_elements(const protocol::ElementsDecodeRequest& request) override;
+  protocol::Outcome encode_elements(const protocol::ElementsEncodeRequest& request) override;
 
  private:
   const Mutant& mutant_;
