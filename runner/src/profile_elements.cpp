@@ -24,6 +24,8 @@ Expected expected_decode(const ElementsCase& c, const hurray::TagSet& tier2) {
     if (c.decode_mode() == hurray::Mode::kPermissive) return {Result::kOpaque, hurray::ErrorClass::kTag, {}};
     return {Result::kReject, hurray::ErrorClass::kTag, hurray::Rule::kTagUnrecognized};
   }
+  // Opaque: a TAG reject is the one reject that also conforms.
+  if (c.result == Result::kOpaque) return {Result::kOpaque, hurray::ErrorClass::kTag, {}};
   return {c.result, c.error_class, c.rule};
 }
 
