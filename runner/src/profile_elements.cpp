@@ -237,8 +237,9 @@ std::vector<std::string> isolation_problems(const Case& c) {
   std::vector<std::string> problems;
   std::vector<hurray::Rule> listed;
   if (body.result == Result::kReject) {
+    listed.reserve(1 + body.also_breaks.size());
     listed.push_back(*body.rule);
-    listed.insert(listed.end(), body.also_breaks.begin(), body.also_breaks.end());
+    for (hurray::Rule rule : body.also_breaks) listed.push_back(rule);
   }
   const auto judge_against = [&](std::vector<hurray::Rule> broken, std::string_view op) {
     for (hurray::Rule rule : broken)
