@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
       "coverage", "Print the rule-to-cases table; fail when a rule has no breaking case");
   std::filesystem::path export_dir;
   auto* exporter = cases->add_subcommand(
-      "export", "Write every case as <id>.kiln plus index.json, for implementers without YAML");
+      "export", "Write every case as <id>.kiln (kiln-v2) or <id>.data (hurray-elements) plus index.json, for implementers without YAML");
   exporter->add_option("DIR", export_dir, "Destination directory")->required();
 
   kc::RunOptions run_options;

@@ -188,6 +188,31 @@ class ElementsProfile final : public Profile {
 
   std::vector<std::string> check(const Case& c) const override;
 
+  Exported export_case(const Case& c) const override {
+    const ElementsCase& body = *c.elements;
+    Exported exported{protocol::Json::object(), body.data, ".data"};
+    protocol::Json& entry = exported.entry;
+    entry["profile"] = c.profile;
+    entry["rules"] = protocol::Json::array();
+    for (hurray::Rule rule : body.rules) entry["rules"].push_back(std::string(hurray::rule_info(rule).id));
+    switch (body.result) {
+      case Result::kAccept: entry["expect"] = {{"result", "accept"}}; break;
+      case Result::kOpaque: entry["expect"] = {{"result", "opaque"}}; break;
+      case Result::kReject:
+        entry["expect"] = {{"result", "reject"},
+                           {"class", class_text(*body.error_class)},
+                           {"rule", std::string(hurray::rule_info(*body.rule).id)}};
+        break;
+    }
+    // The tag always, the name too when it has one: a reader without the table needs the tag.
+    entry["tag"] = body.tag;
+    entry["type"] = body.type ? protocol::Json(std::string(body.type->name)) : protocol::Json(nullptr);
+    entry["shape"] = body.shape;
+    entry["mode"] = std::string(hurray::to_string(body.decode_mode()));
+    entry["elements"] = body.elements ? protocol::Json(*body.elements) : protocol::Json(nullptr);
+    return exported;
+  }
+
   bool breaks_alone(const Case& c) const override {
     const ElementsCase& body = *c.elements;
     return body.result == Result::kReject && body.also_breaks.empty() && isolation_problems(c).empty();

@@ -112,6 +112,20 @@ class KilnProfile final : public Profile {
   std::size_t payload_bytes(const Case& c) const override { return c.block ? c.block->size() : 0; }
   std::string scope_note(const protocol::Hello&) const override { return {}; }
   std::vector<std::string> check(const Case& c) const override { return check_kiln_case(c); }
+  Exported export_case(const Case& c) const override {
+    Exported exported{protocol::Json::object(), c.block, ".kiln"};
+    protocol::Json& entry = exported.entry;
+    entry["profile"] = c.profile;
+    entry["rules"] = protocol::Json::array();
+    for (Rule rule : c.rules) entry["rules"].push_back(std::string(rule_info(rule).id));
+    entry["expect"] = {{"result", c.expect.accept ? "accept" : "reject"}};
+    if (!c.expect.accept) {
+      entry["expect"]["class"] = std::string(kiln::to_string(*c.expect.error_class));
+      entry["expect"]["rule"] = std::string(rule_info(*c.expect.rule).id);
+    }
+    entry["tensors"] = protocol::tensors_to_json(c.description);
+    return exported;
+  }
   bool breaks_alone(const Case& c) const override {
     if (c.expect.accept || !c.block || !c.also_breaks.empty()) return false;
     const IsolationResult isolation = check_isolation(c, *c.block);

@@ -57,6 +57,15 @@ class Profile {
   // What fixes the case's meaning (its expectation and its bytes or values), for
   // the case set's hash.
   virtual std::string identity(const Case& c) const = 0;
+  // `cases export`: the case's members of index.json beyond id, summary, source,
+  // level and ops (profile, rules, expect, what the case is about), and the
+  // bytes to write beside it, if any, with their file name's extension.
+  struct Exported {
+    protocol::Json entry;
+    std::optional<std::vector<std::uint8_t>> bytes;
+    std::string_view extension;
+  };
+  virtual Exported export_case(const Case& c) const = 0;
   // A reject case that breaks its expected rule and no other, checked whole
   // (cases/README.md, "Isolation"): coverage's "alone" column.
   virtual bool breaks_alone(const Case& c) const = 0;
