@@ -253,5 +253,65 @@ RC_GTEST_PROP(HurrayDecode, AcceptedDataReencodesAndRejectionsAreSound, ()) {
   RC_ASSERT(decoded.value().data.size() + decoded.value().extra_bytes == data.size());
 }
 
+// broken_rules, what isolation holds every reject case to, agrees with decode:
+// empty exactly when decode accepts (opaque included), and otherwise its first
+// rule in check order is the one decode reports. Inputs near every boundary:
+// any tag, small shapes around each width's unit, sometimes an overflowing
+// dimension, data of S bytes give or take one with random bits.
+RC_GTEST_PROP(HurrayBrokenRules, AgreeWithDecodeOnEveryInput, ()) {
+  const bool named = *rc::gen::weightedElement<bool>({{4, true}, {1, false}});
+  const std::uint8_t tag = named ? (**any_type()).tag : *rc::gen::arbitrary<std::uint8_t>();
+  const auto mode = *rc::gen::element(Mode::kStrict, Mode::kPermissive);
+  Shape shape = *rc::gen::container<Shape>(*rc::gen::inRange<std::size_t>(0, 3), rc::gen::inRange<std::uint64_t>(0, 20));
+  if (*rc::gen::weightedElement<bool>({{1, true}, {6, false}}))
+    shape.push_back(*rc::gen::element(std::uint64_t{1} << 62, ~std::uint64_t{0}, std::uint64_t{1} << 32));
+  const TypeInfo* type = type_by_tag(tag);
+  std::uint64_t size = 4;
+  if (type) {
+    const auto count = element_count(shape);
+    const auto bytes = count ? data_size(*type, *count) : std::nullopt;
+    size = bytes && *bytes < 200 ? *bytes : 3;
+  }
+  const auto length = static_cast<std::size_t>(
+      *rc::gen::element(size, size, size, size == 0 ? 0 : size - 1, size + 1));
+  const Bytes data = *rc::gen::container<Bytes>(length, rc::gen::arbitrary<std::uint8_t>());
+  RC_LOG() << "tag " << int(tag) << " rank " << shape.size() << " data " << to_hex(data) << "\n";
+
+  const auto decoded = decode(tag, shape, mode, data);
+  const auto broken = broken_rules(tag, shape, mode, data);
+  if (decoded.ok()) {
+    RC_ASSERT(broken.empty());
+  } else {
+    RC_ASSERT(!broken.empty());
+    RC_ASSERT(broken.front() == decoded.error().rule);
+  }
+}
+
+// The same for encode: encode_broken_rules is empty exactly when encode gives
+// data, and its first rule is the one encode reports.
+RC_GTEST_PROP(HurrayBrokenRules, AgreeWithEncodeOnEveryInput, ()) {
+  const TypeInfo& type = **any_type();
+  const bool raw_tag = *rc::gen::weightedElement<bool>({{1, true}, {5, false}});
+  const std::uint8_t tag = raw_tag ? *rc::gen::arbitrary<std::uint8_t>() : type.tag;
+  const auto count = *rc::gen::inRange<std::size_t>(0, 20);
+  Shape shape{count};
+  if (*rc::gen::weightedElement<bool>({{1, true}, {6, false}})) shape.push_back(~std::uint64_t{0});
+  const auto given = static_cast<std::size_t>(*rc::gen::element<long>(long(count), long(count), long(count) + 1,
+                                                                      count ? long(count) - 1 : 0));
+  std::vector<Element> elements = elements_of(type, given);
+  if (!elements.empty() && *rc::gen::weightedElement<bool>({{1, true}, {4, false}}))
+    elements[*rc::gen::inRange<std::size_t>(0, elements.size())] =
+        *rc::gen::element(Element{0, 0}, Element{0xFF, 0}, Element{~std::uint64_t{0}, 1});
+
+  const auto encoded = encode(tag, shape, elements);
+  const auto broken = encode_broken_rules(tag, shape, elements);
+  if (encoded.ok()) {
+    RC_ASSERT(broken.empty());
+  } else {
+    RC_ASSERT(!broken.empty());
+    RC_ASSERT(broken.front() == encoded.error().rule);
+  }
+}
+
 }  // namespace
 }  // namespace kiln::hurray
