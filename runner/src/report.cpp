@@ -180,7 +180,6 @@ protocol::Json json_report(const ReportContext& context) {
   report["report"] = "kiln-conformance-run";
   report["report_version"] = kJsonReportVersion;
   report["suite_version"] = KILN_SUITE_VERSION;
-  report["profile"] = "kiln-v2";
   report["case_set_sha256"] = json_text(context.case_set_sha256);
   report["case_count"] = context.case_count;
   report["started_at"] = json_text(context.started_at);
@@ -205,6 +204,21 @@ protocol::Json json_report(const ReportContext& context) {
                       {"recommended_failures", context.totals.recommended_failures},
                       {"results", context.results.size()}};
   report["certificate"] = json_text(context.certificate);
+  // Each profile's own verdict; the certificate above is the run's.
+  Json profiles = Json::array();
+  for (const ProfileVerdict& verdict :
+       verdicts_by_profile(context.results, context.hello, is_filtered(context.options))) {
+    profiles.push_back({{"profile", verdict.profile},
+                        {"verdict", verdict.verdict},
+                        {"scope", json_text(verdict.scope)},
+                        {"passed", verdict.totals.passed},
+                        {"failed", verdict.totals.failed},
+                        {"skipped", verdict.totals.skipped},
+                        {"out_of_scope", verdict.out_of_scope},
+                        {"expected_failures", verdict.totals.expected_failures},
+                        {"recommended_failures", verdict.totals.recommended_failures}});
+  }
+  report["profiles"] = profiles;
   Json results = Json::array();
   for (const CaseResult& result : context.results) {
     Json item;
@@ -308,7 +322,7 @@ std::string markdown_report(const ReportContext& context) {
   // row, end a table or open HTML.
   const auto m = [](std::string_view text) { return markdown_cell(text); };
   std::ostringstream md;
-  md << "## Kiln v2 conformance: " << m(adapter_name(context)) << "\n\n";
+  md << "## Kiln conformance: " << m(adapter_name(context)) << "\n\n";
   md << "**" << m(context.certificate) << "**\n\n";
   // The recommended column only when it has something to say, as on the console.
   const bool recommended = context.totals.recommended_failures > 0;
@@ -325,6 +339,13 @@ std::string markdown_report(const ReportContext& context) {
   md << "| " << count_headers << " | results | seconds |\n|" << count_columns << "|---:|---:|\n";
   md << "| " << counts(context.totals) << " | " << context.results.size() << " | "
      << seconds_text(context.seconds) << " |\n\n";
+  md << "| profile | verdict | " << count_headers << " |\n|---|---|" << count_columns << "|\n";
+  for (const ProfileVerdict& verdict :
+       verdicts_by_profile(context.results, context.hello, is_filtered(context.options)))
+    md << "| " << m(verdict.profile) << " | "
+       << m(verdict.verdict + (verdict.scope.empty() ? "" : " (" + verdict.scope + ")")) << " | "
+       << counts(verdict.totals) << " |\n";
+  md << "\n";
   md << "| topic | " << count_headers << " |\n|---|" << count_columns << "|\n";
   for (const TopicTotals& topic : totals_by_topic(context.results))
     md << "| " << m(topic.topic) << " | " << counts(topic.totals) << " |\n";

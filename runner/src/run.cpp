@@ -321,8 +321,7 @@ std::optional<Plan> plan_run(const RunOptions& options, const CaseSet& set, std:
     plan.planned += here;
     plan.largest_block = std::max(plan.largest_block, profile_of(c).payload_bytes(c));
   }
-  plan.filtered = !options.filters.empty() || !options.rules.empty() ||
-                  !plan.wanted(Operation::kDecode) || !plan.wanted(Operation::kEncode);
+  plan.filtered = is_filtered(options);
   return plan;
 }
 
@@ -459,28 +458,19 @@ struct Certificate {
   int exit_code = kExitFailures;
 };
 
-// Each profile of the run and what the adapter did with it: conformant (with
-// what its hello claims within the profile, and the checks it declared out of
-// scope), or, for a partial run, "not offered" / "partly offered".
-std::string profile_verdicts(const Plan& plan, const Session& session, const std::vector<CaseResult>& results,
-                             bool partial) {
+// Each profile of the run and what the adapter did with it, for the
+// certificate: "kiln-v2 and hurray-elements (Tier 2: ...)"; for a partial run,
+// "conformant for kiln-v2; hurray-elements not offered".
+std::string profile_verdicts(const std::vector<CaseResult>& results, const Session& session, bool partial) {
   std::vector<std::string> conformant, other;
-  for (const Plan::ProfileChecks& checks : plan.profiles) {
-    const std::string name(checks.profile->name());
-    std::size_t ran = 0, skipped = 0, out_of_scope = 0;
-    for (const CaseResult& result : results) {
-      if (result.profile != name) continue;
-      if (result.out_of_scope) ++out_of_scope;
-      else if (result.verdict == Verdict::kSkip) ++skipped;
-      else ++ran;
-    }
-    std::string text = name;
-    std::string scope = session.hello ? checks.profile->scope_note(*session.hello) : std::string();
-    if (out_of_scope > 0)
-      scope += (scope.empty() ? "" : "; ") + std::to_string(out_of_scope) + " checks outside it not sent";
+  for (const ProfileVerdict& verdict : verdicts_by_profile(results, session.hello, false)) {
+    std::string text = verdict.profile;
+    std::string scope = verdict.scope;
+    if (verdict.out_of_scope > 0)
+      scope += (scope.empty() ? "" : "; ") + std::to_string(verdict.out_of_scope) + " checks outside it not sent";
     if (!scope.empty()) text += " (" + scope + ")";
-    if (skipped == 0) conformant.push_back(text);
-    else other.push_back(name + (ran == 0 ? " not offered" : " partly offered"));
+    if (verdict.verdict == "conformant") conformant.push_back(text);
+    else other.push_back(verdict.profile + " " + verdict.verdict);
   }
   const auto join = [](const std::vector<std::string>& items) {
     std::string text;
@@ -548,13 +538,13 @@ Certificate certify(const Plan& plan, const Session& session, const std::vector<
         "CONFORMANT: " + who + " passes all " + std::to_string(required_passed) + " " +
         (plan.every_recommended_check == 0 ? "" : "required ") +
         "checks (decode and encode) of kiln-conformance " + KILN_SUITE_VERSION + " for " +
-        profile_verdicts(plan, session, results, false) + recommended;
+        profile_verdicts(results, session, false) + recommended;
   } else if (all_ran && totals.passed > 0 &&
              totals.passed + totals.recommended_failures + totals.skipped == every_check) {
     certificate.text = "CONFORMANT (partial): " + who + " passes every " +
                        (plan.every_recommended_check == 0 ? "" : "required ") + "check it offers; " +
                        std::to_string(totals.skipped - out_of_scope_required - out_of_scope_recommended) +
-                       " skipped" + recommended + "; " + profile_verdicts(plan, session, results, true);
+                       " skipped" + recommended + "; " + profile_verdicts(results, session, true);
   } else {
     // Unreachable while the counts above add up; never a certificate if not.
     certificate = {"NO CERTIFICATE: " + std::to_string(results.size()) + " of " +
@@ -611,6 +601,14 @@ void print_closing(std::ostream& out, const RunSummary& summary) {
     }
     out << "\n";
   }
+  std::snprintf(row, sizeof row, "\n%-16s %8s %8s %8s %9s  %s\n", "profile", "passed", "failed", "skipped",
+                "expected", "verdict");
+  out << row;
+  for (const ProfileVerdict& verdict : summary.profiles) {
+    std::snprintf(row, sizeof row, "%-16s %8zu %8zu %8zu %9zu  ", verdict.profile.c_str(), verdict.totals.passed,
+                  verdict.totals.failed, verdict.totals.skipped, verdict.totals.expected_failures);
+    out << row << verdict.verdict << (verdict.scope.empty() ? "" : " (" + verdict.scope + ")") << "\n";
+  }
   out << "\n" << summary.certificate << "\n";
   out << totals.passed << " passed, " << totals.failed << " failed, " << totals.skipped
       << " skipped, " << totals.expected_failures << " expected failures";
@@ -619,6 +617,39 @@ void print_closing(std::ostream& out, const RunSummary& summary) {
 }
 
 }  // namespace
+
+bool is_filtered(const RunOptions& options) {
+  const std::set<Operation> ops(options.ops.begin(), options.ops.end());
+  return !options.filters.empty() || !options.rules.empty() || ops.count(Operation::kDecode) == 0 ||
+         ops.count(Operation::kEncode) == 0;
+}
+
+std::vector<ProfileVerdict> verdicts_by_profile(const std::vector<CaseResult>& results,
+                                                const std::optional<protocol::Hello>& hello, bool filtered) {
+  std::vector<ProfileVerdict> verdicts;
+  for (const Profile* profile : all_profiles()) {
+    ProfileVerdict verdict;
+    verdict.profile = std::string(profile->name());
+    std::size_t results_here = 0, unoffered = 0;
+    for (const CaseResult& result : results) {
+      if ((result.profile.empty() ? std::string(protocol::kProfileKilnV2) : result.profile) != verdict.profile)
+        continue;
+      ++results_here;
+      add_to(verdict.totals, result);
+      if (result.out_of_scope) ++verdict.out_of_scope;
+      else if (result.verdict == Verdict::kSkip) ++unoffered;
+    }
+    if (results_here == 0) continue;
+    if (hello && hello->offers_profile(verdict.profile)) verdict.scope = profile->scope_note(*hello);
+    if (verdict.totals.failed > 0 || verdict.totals.expected_failures > 0) verdict.verdict = "not conformant";
+    else if (unoffered == results_here) verdict.verdict = "not offered";
+    else if (unoffered > 0) verdict.verdict = "partly offered";
+    else if (filtered) verdict.verdict = "not certified";
+    else verdict.verdict = "conformant";
+    verdicts.push_back(std::move(verdict));
+  }
+  return verdicts;
+}
 
 std::vector<TopicTotals> totals_by_topic(const std::vector<CaseResult>& results) {
   std::vector<TopicTotals> topics;
@@ -702,6 +733,7 @@ RunSummary run_suite(const RunOptions& options, const CaseSet& set, std::ostream
     summary.totals.failed += plan->expected.report_unused(err) > 0 ? 1 : 0;
 
   const Certificate certificate = certify(*plan, *session, summary.results, summary.totals);
+  summary.profiles = verdicts_by_profile(summary.results, session->hello, plan->filtered);
   summary.certificate = certificate.text + case_set_note;
 
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();

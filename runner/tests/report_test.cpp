@@ -391,8 +391,8 @@ TEST_F(HostileReport, MarkdownIsUtf8AndEveryTableRowHasItsCells) {
     if (row) tables.back().push_back(line);
     in_table = row;
   }
-  // totals, topics, unexpected, recommended failures, expected failures
-  ASSERT_EQ(tables.size(), 5u) << md;
+  // totals, profiles, topics, unexpected, recommended failures, expected failures
+  ASSERT_EQ(tables.size(), 6u) << md;
   for (const auto& table : tables) {
     const std::size_t columns = cell_count(table[0]);
     for (const auto& row : table) {
@@ -400,19 +400,21 @@ TEST_F(HostileReport, MarkdownIsUtf8AndEveryTableRowHasItsCells) {
       EXPECT_EQ(row.back(), '|') << row;
     }
   }
-  EXPECT_EQ(tables[1].size(), 2 + totals_by_topic(results_).size()) << md;
+  EXPECT_EQ(tables[1].size(), 2 + verdicts_by_profile(results_, hello_, false).size()) << md;
+  EXPECT_EQ(tables[2].size(), 2 + totals_by_topic(results_).size()) << md;
   std::size_t unexpected = 0, recommended = 0, listed = 0;
   for (const CaseResult& result : results_) {
     unexpected += result.unexpected();
     recommended += result.recommended_failure();
     listed += result.expected_failure();
   }
-  EXPECT_EQ(tables[2].size(), 2 + unexpected) << md;
-  EXPECT_EQ(tables[3].size(), 2 + recommended) << md;
-  EXPECT_EQ(tables[4].size(), 2 + listed) << md;
+  EXPECT_EQ(tables[3].size(), 2 + unexpected) << md;
+  EXPECT_EQ(tables[4].size(), 2 + recommended) << md;
+  EXPECT_EQ(tables[5].size(), 2 + listed) << md;
   // With a recommended failure, the count tables have its column.
   EXPECT_EQ(cell_count(tables[0][0]), 7u) << tables[0][0];
-  EXPECT_EQ(cell_count(tables[1][0]), 6u) << tables[1][0];
+  EXPECT_EQ(cell_count(tables[1][0]), 7u) << tables[1][0];  // profile, verdict and the counts
+  EXPECT_EQ(cell_count(tables[2][0]), 6u) << tables[2][0];
   EXPECT_NE(md.find("| CRASH (listed as FAIL) |"), std::string::npos) << md;
 }
 

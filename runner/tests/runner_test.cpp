@@ -910,6 +910,11 @@ TEST_F(RunnerCli, ReportsParseAndCountWhatTheConsoleSays) {
   EXPECT_EQ(report["totals"]["failed"], console.failed);
   EXPECT_EQ(report["totals"]["skipped"], console.skipped);
   EXPECT_EQ(report["totals"]["expected_failures"], console.expected_failures);
+  // One profile in this case set, with its own verdict and counts.
+  ASSERT_EQ(report["profiles"].size(), 1u) << report["profiles"].dump();
+  EXPECT_EQ(report["profiles"][0]["profile"], "kiln-v2");
+  EXPECT_EQ(report["profiles"][0]["verdict"], "not conformant");
+  EXPECT_EQ(report["profiles"][0]["failed"], console.failed);
   EXPECT_EQ(report["results"].size(), kResultCount);
   EXPECT_EQ(report["adapter"]["name"], "kiln-fake");
   EXPECT_EQ(report["adapter"]["ops"], nlohmann::json::parse(R"(["decode"])"));

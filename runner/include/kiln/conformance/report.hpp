@@ -14,7 +14,8 @@
 
 namespace kiln::conformance {
 
-inline constexpr int kJsonReportVersion = 1;
+// 2: "profiles", each profile's verdict; no top-level "profile" (each result has its own).
+inline constexpr int kJsonReportVersion = 2;
 
 struct ReportContext {
   const RunOptions& options;

@@ -113,10 +113,30 @@ struct Totals {
   std::size_t passed = 0, failed = 0, skipped = 0, expected_failures = 0, recommended_failures = 0;
 };
 
+// One profile's part of a run: its results counted, and what they say of it.
+struct ProfileVerdict {
+  std::string profile;
+  Totals totals;
+  std::size_t out_of_scope = 0;  // skipped by the hello's own declaration (of totals.skipped)
+  // "conformant", "not conformant", "not offered", "partly offered", or "not
+  // certified" (a filtered run); conformant here is this profile's alone: the
+  // certificate line still needs the whole run to be clean.
+  std::string verdict;
+  std::string scope;  // what the hello claims within the profile ("Tier 2: ..."), or empty
+};
+// The profiles of the results, in all_profiles() order. filtered: the run left
+// cases out (--filter, --rules, --ops), so no profile is certified.
+std::vector<ProfileVerdict> verdicts_by_profile(const std::vector<CaseResult>& results,
+                                                const std::optional<protocol::Hello>& hello, bool filtered);
+// Whether the options leave cases of the set out (a --profile run does not:
+// it certifies each profile it runs).
+bool is_filtered(const RunOptions& options);
+
 struct RunSummary {
   std::vector<CaseResult> results;
   Totals totals;
   std::string certificate;
+  std::vector<ProfileVerdict> profiles;
   int exit_code = 0;
 };
 
