@@ -3,6 +3,7 @@
 // the reference contradicts, or that names what does not exist, is refused.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -157,6 +158,33 @@ TEST(Families, RefusesBadFamilies) {
        "the family expects accept; the reference reports FRAME FRAME-NAME-UTF8"},
       {"family: bools\ngenerator: padding-bytes\nsummary: x\nparams: {region: nowhere, value: 1}\n",
        "region is heap, payload, gap or entry-reserved"},
+      // hurray-elements: a wrong parameter makes the family's own expectation wrong,
+      // and the reference (through check_case) refuses it.
+      {"family: bools\ngenerator: hurray-remainders\nsummary: x\nparams:\n  types: [{type: bool, "
+       "max_count: 3, rule: HURRAY-PAD-4BIT}]\n",
+       "hurray-sweep-bools-bool-n1-pad-bit1: the family's expectation fails the check: decode also "
+       "breaks HURRAY-PAD-BOOL"},
+      {"family: bools\ngenerator: hurray-remainders\nsummary: x\nparams:\n  types: [{type: bool, "
+       "max_count: 3, rule: HURRAY-PAD-4BIT}]\n",
+       "the reference decodes to reject DATA HURRAY-PAD-BOOL, the case expects reject DATA "
+       "HURRAY-PAD-4BIT"},
+      {"family: bools\ngenerator: hurray-tags\nsummary: x\nparams: {from: 0xfe, to: 0xff, "
+       "never_valid: [0x00, 0xfe], modes: [strict]}\n",
+       "the reference decodes to reject TAG HURRAY-TAG-UNRECOGNIZED, the case expects reject TAG "
+       "HURRAY-TAG-ZERO-FF"},
+      {"family: bools\ngenerator: hurray-tags\nsummary: x\nparams: {from: 0x20, to: 0x20, "
+       "never_valid: [0x20], modes: [permissive]}\n",
+       "hurray-sweep-bools-20-bool-permissive: the family's expectation fails the check: decode "
+       "does not break HURRAY-TAG-ZERO-FF, which the case lists; the reference decodes to accept, "
+       "the case expects reject TAG HURRAY-TAG-ZERO-FF"},
+      {"family: bools\ngenerator: hurray-remainders\nsummary: x\nparams:\n  types: [{type: uint8, "
+       "max_count: 3, rule: HURRAY-PAD-BOOL}]\n",
+       "types are sub-byte types (1, 2, 4 or 6 bits): uint8"},
+      {"family: bools\ngenerator: hurray-sizes\nsummary: x\nparams: {types: [uint9], shapes: [[1]]}\n",
+       "'uint9' is not a type name of reference/HURRAY.md 3.2"},
+      {"family: bools\ngenerator: hurray-tags\nsummary: x\nparams: {from: 0, to: 0x100, "
+       "never_valid: [], modes: [strict]}\n",
+       "to is above 255"},
   };
   for (const auto& [text, message] : bad) {
     ScratchDir dir;
@@ -170,6 +198,178 @@ TEST(Families, RefusesBadFamilies) {
     EXPECT_EQ(testing::snapshot(root), before) << "regen wrote although it refused: " << text;
     EXPECT_NE(check(root).code, kExitOk) << text;
   }
+}
+
+// ---- profile hurray-elements ----
+
+// The members of one family expanded in a root of its own, by id.
+std::map<std::string, std::string> hurray_members(const std::string& text) {
+  ScratchDir dir;
+  const auto root = dir / "cases";
+  make_root(root, "hf", text);
+  const FamilySet set = expand_families(root, testing::suite_schema());
+  std::map<std::string, std::string> members;
+  for (const auto& error : set.errors) ADD_FAILURE() << error.describe();
+  if (set.families.size() != 1) return members;
+  EXPECT_EQ(set.families[0].profile, "hurray-elements");
+  for (const FamilyMember& member : set.families[0].members) {
+    EXPECT_EQ(member.relative_path, "sweep/hf/" + member.id + ".yaml");
+    members[member.id] = member.text;
+  }
+  return members;
+}
+
+constexpr const char* kHeader =
+    "# Written by `kiln-conformance cases regen` from cases/families/hf.family (generator ";
+
+TEST(HurrayFamilies, TagsWalkEveryTagInEachModeAndTheEncoder) {
+  // 0x41..0x48: six Tier 2 types, float8_e8m0 (00 reserved), 0x47 (no type), int4;
+  // 0xfe and 0xff: no type, never valid.
+  const auto members = hurray_members(
+      "family: hf\ngenerator: hurray-tags\nsummary: x\nparams: {from: 0x41, to: 0x48, "
+      "never_valid: [0x00, 0xff], modes: [strict, permissive], encode: true}\n");
+  EXPECT_EQ(members.size(), 8u * 2 + 1);  // every tag in both modes, and 0x47's encode
+  EXPECT_EQ(members.at("hurray-sweep-hf-47-permissive"),
+            std::string(kHeader) +
+                "hurray-tags): edit the family, not this file.\n"
+                "id: hurray-sweep-hf-47-permissive\n"
+                "summary: \"tag 0x47 [1] in permissive mode names no type: opaque (or a TAG reject)\"\n"
+                "profile: hurray-elements\n"
+                "rules: [HURRAY-TAG-UNRECOGNIZED]\n"
+                "source: family hf\n"
+                "level: required\n"
+                "type: 0x47\n"
+                "shape: [1]\n"
+                "mode: permissive\n"
+                "data: \"00\"\n"
+                "expect:\n"
+                "  result: opaque\n"
+                "ops: [decode]\n");
+  const std::string& e8m0 = members.at("hurray-sweep-hf-42-float8-e8m0-strict");
+  EXPECT_NE(e8m0.find("\ntype: float8_e8m0\nshape: [1]\ndata: \"7f\"\nelements: [\"7f\"]\n"
+                      "expect:\n  result: accept\nops: [decode, encode]\n"),
+            std::string::npos)
+      << e8m0;
+  EXPECT_NE(e8m0.find("rules: [HURRAY-TAG-UNRECOGNIZED, HURRAY-E8M0-RESERVED]"), std::string::npos);
+  // A type is named, never given by its tag; permissive mode has no encode.
+  const std::string& int4 = members.at("hurray-sweep-hf-48-int4-permissive");
+  EXPECT_NE(int4.find("\ntype: int4\nshape: [1]\nmode: permissive\ndata: \"00\"\nelements: [\"0\"]\n"),
+            std::string::npos)
+      << int4;
+  EXPECT_NE(int4.find("\nops: [decode]\n"), std::string::npos);
+  EXPECT_NE(members.at("hurray-sweep-hf-47-strict").find("  result: reject\n  class: TAG\n  rule: HURRAY-TAG-UNRECOGNIZED\n"),
+            std::string::npos);
+  const std::string& encode = members.at("hurray-sweep-hf-47-encode");
+  EXPECT_NE(encode.find("\nelements: [\"00\"]\nexpect:\n  result: reject\n  class: TAG\n"
+                        "  rule: HURRAY-TAG-UNRECOGNIZED\nops: [encode]\n"),
+            std::string::npos)
+      << encode;
+
+  const auto ends = hurray_members(
+      "family: hf\ngenerator: hurray-tags\nsummary: x\nparams: {from: 0xfe, to: 0xff, "
+      "never_valid: [0x00, 0xff], modes: [strict, permissive], encode: true}\n");
+  EXPECT_EQ(ends.size(), 6u);
+  EXPECT_NE(ends.at("hurray-sweep-hf-ff-permissive").find("\ntype: 0xff\nshape: [1]\nmode: permissive\n"
+                                                          "data: \"00\"\nexpect:\n  result: reject\n"
+                                                          "  class: TAG\n  rule: HURRAY-TAG-ZERO-FF\n"),
+            std::string::npos);
+  EXPECT_NE(ends.at("hurray-sweep-hf-fe-permissive").find("  result: opaque\n"), std::string::npos);
+  EXPECT_NE(ends.at("hurray-sweep-hf-ff-encode").find("  rule: HURRAY-TAG-ZERO-FF\nops: [encode]\n"),
+            std::string::npos);
+}
+
+TEST(HurrayFamilies, RemaindersSetEveryPaddingBitAlone) {
+  const auto members = hurray_members(
+      "family: hf\ngenerator: hurray-remainders\nsummary: x\nparams:\n  types:\n"
+      "    - {type: bool, max_count: 17, rule: HURRAY-PAD-BOOL}\n"
+      "    - {type: float6_e3m2, max_count: 9, rule: HURRAY-PAD-6BIT}\n");
+  // bool: 18 counts, and 8 - r bits for each r = n mod 8 > 0 (28 + 28 + 7);
+  // 6-bit: 10 counts, and 24 - 6r bits of the group for each r > 0 (36 + 36 + 18).
+  std::size_t bools = 0, sixes = 0;
+  for (const auto& [id, text] : members) (id.find("-bool-") != std::string::npos ? bools : sixes)++;
+  EXPECT_EQ(bools, 18u + 63);
+  EXPECT_EQ(sixes, 10u + 90);
+  const std::string& n9 = members.at("hurray-sweep-hf-bool-n9");
+  EXPECT_NE(n9.find("\nrules: [HURRAY-PAD-BOOL]\n"), std::string::npos) << n9;
+  EXPECT_NE(n9.find("\ntype: bool\nshape: [9]\ndata: \"ff01\"\nelements: [\"1\", \"1\", \"1\", \"1\", "
+                    "\"1\", \"1\", \"1\", \"1\", \"1\"]\nexpect:\n  result: accept\nops: [decode, encode]\n"),
+            std::string::npos)
+      << n9;
+  EXPECT_NE(members.at("hurray-sweep-hf-bool-n9-pad-bit1").find("\ndata: \"ff03\"\nexpect:\n  result: reject\n"
+                                                                "  class: DATA\n  rule: HURRAY-PAD-BOOL\n"
+                                                                "ops: [decode]\n"),
+            std::string::npos);
+  EXPECT_EQ(members.count("hurray-sweep-hf-bool-n9-pad-bit0"), 0u);  // bit 0 holds element 8
+  EXPECT_EQ(members.count("hurray-sweep-hf-bool-n16-pad-bit7"), 0u);  // no padding
+  EXPECT_NE(members.at("hurray-sweep-hf-bool-n0").find("\nshape: [0]\ndata: \"\"\nelements: []\n"),
+            std::string::npos);
+  // Five 6-bit elements 3f: one full group ff ff ff, then 3f 00 00; the unused bits
+  // of the final group are 6..23, in every one of its bytes.
+  EXPECT_NE(members.at("hurray-sweep-hf-float6-e3m2-n5").find("\ndata: \"ffffff3f0000\"\n"), std::string::npos);
+  EXPECT_NE(members.at("hurray-sweep-hf-float6-e3m2-n5-pad-bit6").find("\ndata: \"ffffff7f0000\"\n"),
+            std::string::npos);
+  EXPECT_NE(members.at("hurray-sweep-hf-float6-e3m2-n5-pad-bit15").find("\ndata: \"ffffff3f8000\"\n"),
+            std::string::npos);
+  EXPECT_NE(members.at("hurray-sweep-hf-float6-e3m2-n5-pad-bit23").find("\ndata: \"ffffff3f0080\"\n"),
+            std::string::npos);
+  EXPECT_EQ(members.count("hurray-sweep-hf-float6-e3m2-n7-pad-bit17"), 0u);  // bit 17 holds element 6
+  EXPECT_EQ(members.count("hurray-sweep-hf-float6-e3m2-n7-pad-bit18"), 1u);
+}
+
+TEST(HurrayFamilies, SizesComputeTheirOwnOverflows) {
+  const auto members = hurray_members(
+      "family: hf\ngenerator: hurray-sizes\nsummary: x\nparams:\n  types: [float6_e2m3, uint16, complex128]\n"
+      "  encode: true\n  shapes:\n    - [9223372036854775808]\n    - [4294967296, 4294967296]\n"
+      "    - [4294967297, 4294967295]\n    - [0, 18446744073709551615]\n");
+  // Each shape and type in decode, and in encode but for N = 0 (the accept encodes).
+  EXPECT_EQ(members.size(), 4u * 3 + 3 * 3);
+  const auto expect_rule = [&](const std::string& id, const std::string& rule) {
+    EXPECT_NE(members.at(id).find("  class: DATA\n  rule: " + rule + "\n"), std::string::npos)
+        << id << " expects " << rule << ":\n" << members.at(id);
+  };
+  // 2^63 elements: 2^64 bytes of uint16, 2^67 of complex128; 3 x 2^61 of a 6-bit type.
+  expect_rule("hurray-sweep-hf-s0-uint16", "HURRAY-SIZE-OVERFLOW");
+  expect_rule("hurray-sweep-hf-s0-complex128", "HURRAY-SIZE-OVERFLOW");
+  expect_rule("hurray-sweep-hf-s0-float6-e2m3", "HURRAY-DATA-SHORT");
+  expect_rule("hurray-sweep-hf-s1-float6-e2m3", "HURRAY-COUNT-OVERFLOW");
+  expect_rule("hurray-sweep-hf-s1-uint16-encode", "HURRAY-COUNT-OVERFLOW");
+  // 2^64 - 1 elements fit; their 2-byte elements do not.
+  expect_rule("hurray-sweep-hf-s2-uint16", "HURRAY-SIZE-OVERFLOW");
+  expect_rule("hurray-sweep-hf-s2-float6-e2m3", "HURRAY-DATA-SHORT");
+  expect_rule("hurray-sweep-hf-s2-float6-e2m3-encode", "HURRAY-ENC-COUNT");
+  const std::string& s0 = members.at("hurray-sweep-hf-s0-uint16");
+  EXPECT_NE(s0.find("\ntype: uint16\nshape: [9223372036854775808]\ndata: \"00\"\n"), std::string::npos) << s0;
+  EXPECT_NE(s0.find("S = 18446744073709551616 bytes exceeds 2^64 - 1"), std::string::npos) << s0;
+  // Encode checks the size before the count: both are broken, the size reported.
+  const std::string& encode = members.at("hurray-sweep-hf-s0-uint16-encode");
+  EXPECT_NE(encode.find("\nalso_breaks: [HURRAY-ENC-COUNT]\n"), std::string::npos) << encode;
+  EXPECT_NE(encode.find("\nelements: []\nexpect:\n  result: reject\n  class: DATA\n"
+                        "  rule: HURRAY-SIZE-OVERFLOW\nops: [encode]\n"),
+            std::string::npos)
+      << encode;
+  const std::string& zero = members.at("hurray-sweep-hf-s3-complex128");
+  EXPECT_NE(zero.find("\ndata: \"\"\nelements: []\nexpect:\n  result: accept\nops: [decode, encode]\n"),
+            std::string::npos)
+      << zero;
+  EXPECT_EQ(members.count("hurray-sweep-hf-s3-complex128-encode"), 0u);
+}
+
+TEST(HurrayFamilies, RegenWritesThemAndCheckAcceptsThem) {
+  ScratchDir dir;
+  const auto root = dir / "cases";
+  make_root(root, "hf",
+            "family: hf\ngenerator: hurray-tags\nsummary: x\nparams: {from: 0x46, to: 0x48, "
+            "never_valid: [0x00, 0xff], modes: [strict, permissive], encode: true}\n");
+  const Outcome written = regen(root);
+  ASSERT_EQ(written.code, kExitOk) << written.err;
+  EXPECT_NE(written.out.find("1 families, 7 cases, 7 file(s) written"), std::string::npos) << written.out;
+  EXPECT_TRUE(std::filesystem::exists(root / kSweepFolder / "hf" / "hurray-sweep-hf-47-encode.yaml"));
+  const Outcome checked = check(root);
+  EXPECT_EQ(checked.code, kExitOk) << checked.err;
+  const auto edited = root / kSweepFolder / "hf" / "hurray-sweep-hf-46-float128-strict.yaml";
+  write_text(edited, read_text(edited) + "# a hand edit\n");
+  EXPECT_NE(check(root).err.find("hurray-sweep-hf-46-float128-strict: differs from what its family generates"),
+            std::string::npos);
 }
 
 // Every generator is used by one of the suite's families (read from the files:

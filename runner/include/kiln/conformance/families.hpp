@@ -33,8 +33,9 @@ struct FamilyMember {
 };
 
 struct Family {
-  std::string name;       // the file's stem; ids are kiln-v2-sweep-<name>-...
+  std::string name;       // the file's stem; ids are <profile prefix>-sweep-<name>-...
   std::string generator;  // one of family_generators()
+  std::string profile;    // the generator's: kiln-v2 or hurray-elements
   std::string summary;
   std::string file;       // as named in messages
   std::vector<FamilyMember> members;
@@ -49,12 +50,17 @@ struct FamilySet {
 struct FamilyGenerator {
   std::string_view name;
   std::string_view walks;
+  // The profile of the cases it generates; their ids are kiln-v2-sweep-<family>-...
+  // or hurray-sweep-<family>-... .
+  std::string_view profile;
 };
 std::span<const FamilyGenerator> family_generators() noexcept;
 
 // Reads every root/families/*.family and expands it, each member checked
 // against the reference: a member whose expectation (the family's data) the
 // reference does not meet is an error, as is a family that generates nothing.
+// A hurray-elements member is held to everything `cases check` holds a case of
+// that profile to (check_case: outcome both ways, elements, isolation).
 // A root without a families folder has no families.
 FamilySet expand_families(const std::filesystem::path& root, const CaseSchema& schema);
 
