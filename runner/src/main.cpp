@@ -97,14 +97,17 @@ int main(int argc, char** argv) {
   fuzz_options.program = argv[0];
   std::vector<std::string> fuzz_ops;
   auto* fuzz = app.add_subcommand(
-      "fuzz", "Differential fuzzing: mutated case blocks and descriptions through an adapter and "
-              "the reference; each disagreement minimized and written as a case");
+      "fuzz", "Differential fuzzing: generated and mutated inputs through an adapter and the "
+              "reference; each disagreement minimized and written as a case");
   fuzz->add_option("--adapter", fuzz_options.adapter, "Adapter command, or builtin:reference")
       ->required();
   fuzz->add_option("--cases", fuzz_options.cases_dir, "Directory of case files: the seeds")
       ->capture_default_str();
-  fuzz->add_option("--profile", fuzz_options.profile, "Format profile of the inputs")
-      ->capture_default_str();
+  fuzz->add_option("--profile", fuzz_options.profile,
+                   "Format profile of the inputs: kiln-v2 (blocks mutated from the cases) or "
+                   "hurray-elements (tag, shape, mode, data and elements, generated without seeds)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"kiln-v2", "hurray-elements"}));
   auto* fuzz_seconds = fuzz->add_option("--seconds", fuzz_options.seconds,
                                         "Stop after N seconds (default 60 without --runs)")
                            ->check(CLI::PositiveNumber);

@@ -3,10 +3,12 @@
 // miss is shown against the fuzz-only mutants (adapters/mutants/tests).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "kiln/adapter.hpp"
 #include "kiln/builder.hpp"
+#include "kiln/conformance/case_loader.hpp"
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/fuzz.hpp"
 #include "kiln/conformance/fuzz_case.hpp"
@@ -84,6 +86,39 @@ TEST(Fuzz, AnAdapterThatCrashesIsAFindingAndIsRestarted) {
   }
 }
 
+// The reference in process is the oracle of hurray-elements too: the reference
+// adapter (a process, every Tier 2 type) agrees with it on every input.
+TEST(Fuzz, TheReferenceAdapterRunsCleanOnHurrayElements) {
+  ScratchDir scratch;
+  auto options = options_for(KILN_REFERENCE_ADAPTER, scratch / "findings");
+  options.profile = std::string(protocol::kProfileHurrayElements);
+  std::ostringstream out, err;
+  const auto summary = run_fuzz(options, seeds(), out, err);  // kiln cases only: no hurray seeds
+  EXPECT_EQ(summary.exit_code, kExitOk) << out.str() << err.str();
+  EXPECT_EQ(summary.inputs, 3000u);
+  EXPECT_TRUE(summary.findings.empty()) << out.str();
+  EXPECT_FALSE(std::filesystem::exists(scratch / "findings"));
+}
+
+// A crash on a hurray request is a finding as in kiln-v2, written as a hurray case.
+TEST(Fuzz, AnAdapterThatCrashesOnHurrayElementsIsAFinding) {
+  ScratchDir scratch;
+  auto options = options_for(std::string("'") + KILN_FAKE_ADAPTER + "' --crash-on fuzz",
+                             scratch / "findings");
+  options.profile = std::string(protocol::kProfileHurrayElements);
+  options.runs = 100;
+  std::ostringstream out, err;
+  const auto summary = run_fuzz(options, seeds(), out, err);
+  EXPECT_EQ(summary.exit_code, kExitFailures) << out.str() << err.str();
+  ASSERT_FALSE(summary.findings.empty()) << out.str();
+  for (const auto& finding : summary.findings) {
+    EXPECT_NE(finding.signature.find("adapter crashes"), std::string::npos) << finding.signature;
+    EXPECT_EQ(finding.test_case.profile, protocol::kProfileHurrayElements);
+    EXPECT_TRUE(finding.check_problems.empty()) << finding.check_problems.front();
+  }
+  EXPECT_NE(out.str().find("--profile hurray-elements"), std::string::npos) << out.str();
+}
+
 TEST(Fuzz, UsageErrorsExit2) {
   ScratchDir scratch;
   testing::write_text(scratch / "file", "x");
@@ -95,6 +130,9 @@ TEST(Fuzz, UsageErrorsExit2) {
   auto options = options_for(KILN_REFERENCE_ADAPTER, scratch / "out");
   options.cases_dir = scratch / "no-such-folder";
   EXPECT_EQ(run_fuzz(options, out, err).exit_code, kExitUsage);
+  auto unknown = options_for(KILN_REFERENCE_ADAPTER, scratch / "out");
+  unknown.profile = "kiln-v3";
+  EXPECT_EQ(run_fuzz(unknown, seeds(), out, err).exit_code, kExitUsage);
 }
 
 TEST(FuzzMinimize, ShrinksADescriptionToWhatTheFailureNeeds) {
@@ -123,6 +161,66 @@ TEST(FuzzMinimize, StopsAtItsBudget) {
   const std::vector<std::uint8_t> bytes(4096, 0x55);
   EXPECT_EQ(minimize_block(bytes, never, 17), bytes);
   EXPECT_EQ(calls, 17u);
+}
+
+TEST(FuzzMinimize, ShrinksAHurrayInputAndCutsDataPastS) {
+  ElementsInput input;
+  input.tag = hurray::type_by_name("bool")->tag;
+  input.shape = {3, 7};
+  input.mode = hurray::Mode::kPermissive;
+  input.data = {0x11, 0x22, 0x04};  // byte 2, bit 2: the "bug"
+  const ElementsPredicate bit_2_of_a_byte = [](const ElementsInput& candidate) {
+    return std::any_of(candidate.data.begin(), candidate.data.end(), [](std::uint8_t b) { return (b & 4) != 0; });
+  };
+  const auto small = minimize_elements(input, Operation::kDecode, bit_2_of_a_byte, 1000);
+  EXPECT_EQ(small.mode, hurray::Mode::kStrict);
+  EXPECT_EQ(small.data, std::vector<std::uint8_t>{0x04});
+  // What remains is a shape whose S is one byte: the data never holds more than S.
+  const auto count = hurray::element_count(small.shape);
+  ASSERT_TRUE(count);
+  EXPECT_EQ(hurray::data_size(*hurray::type_by_tag(input.tag), *count), 1u);
+}
+
+// Every form a hurray finding takes (cases/README.md, "Profile hurray-elements"):
+// each loads, passes `cases check` and expects what the reference says.
+TEST(FuzzCase, HurrayFindingsAreWrittenAsCasesThatCheck) {
+  ScratchDir scratch;
+  const auto tag = [](const char* name) { return hurray::type_by_name(name)->tag; };
+  struct Example {
+    Operation op;
+    ElementsInput input;
+    ElementsCase::Result result;
+  };
+  const Example examples[] = {
+      {Operation::kDecode, {tag("uint4"), {3}, hurray::Mode::kStrict, {0xc5, 0x03}, {}}, ElementsCase::Result::kAccept},
+      {Operation::kDecode, {tag("bool"), {5}, hurray::Mode::kPermissive, {0x2d}, {}}, ElementsCase::Result::kReject},
+      // Short, and padding set in the byte present: also_breaks names the second rule.
+      {Operation::kDecode, {tag("float6_e2m3"), {1}, hurray::Mode::kStrict, {0xc0, 0x00}, {}}, ElementsCase::Result::kReject},
+      {Operation::kDecode, {0x47, {2, 3}, hurray::Mode::kPermissive, {1, 2, 3}, {}}, ElementsCase::Result::kOpaque},
+      {Operation::kDecode, {0xF3, {}, hurray::Mode::kStrict, {}, {}}, ElementsCase::Result::kReject},
+      {Operation::kEncode, {tag("float8_e8m0"), {2}, hurray::Mode::kStrict, {}, {"7f", "01"}}, ElementsCase::Result::kAccept},
+      {Operation::kEncode, {tag("int2"), {2}, hurray::Mode::kStrict, {}, {"3", "4", "0"}}, ElementsCase::Result::kReject},
+      {Operation::kEncode, {tag("complex128"), {1}, hurray::Mode::kStrict, {}, {"1" + std::string(32, '0')}},
+       ElementsCase::Result::kReject},
+  };
+  int n = 0;
+  for (const Example& example : examples) {
+    const std::string id = "hurray-fuzz-test-" + std::to_string(n++);
+    const Case c = elements_finding_case(example.op, example.input, id, "a \"test\"", std::nullopt);
+    ASSERT_TRUE(c.elements);
+    EXPECT_EQ(c.elements->result, example.result) << id;
+    const std::string text = case_yaml(c, {"a comment"});
+    auto loaded = load_case_text(text, id + ".yaml", testing::suite_schema());
+    ASSERT_TRUE(std::holds_alternative<Case>(loaded)) << std::get<CaseError>(loaded).describe() << "\n" << text;
+    const auto problems = check_case(std::get<Case>(loaded));
+    EXPECT_TRUE(problems.empty()) << problems.front() << "\n" << text;
+    testing::write_text(scratch / (id + ".yaml"), text);
+  }
+  const std::string six_bit = testing::read_text(scratch / "hurray-fuzz-test-2.yaml");
+  EXPECT_NE(six_bit.find("also_breaks: [HURRAY-PAD-6BIT]"), std::string::npos) << six_bit;
+  EXPECT_NE(testing::read_text(scratch / "hurray-fuzz-test-3.yaml").find("type: 0x47"), std::string::npos);
+  std::ostringstream out, err;
+  EXPECT_EQ(cases_check(scratch.path(), out, err), kExitOk) << out.str() << err.str();
 }
 
 TEST(FuzzCase, AFoundRejectBlockIsWrittenAsACaseThatChecks) {

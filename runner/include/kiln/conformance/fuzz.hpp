@@ -1,9 +1,13 @@
 // `kiln-conformance fuzz`: differential fuzzing of an implementation through its
-// adapter, with the strict reference in process as the oracle. Inputs grow from
-// the golden cases by the mutators of fuzz/mutate/ (structure-aware and
-// byte-wise); each disagreement (accept vs reject, the class, the tensors, the
-// encoded bytes, or a crash, hang or malformed reply) is minimized, deduplicated
-// and written as a ready-to-commit golden case (fuzz_case.hpp).
+// adapter, with the strict reference in process as the oracle. Profile kiln-v2
+// (the default): inputs grow from the golden cases by the mutators of
+// fuzz/mutate/ (structure-aware and byte-wise). Profile hurray-elements: inputs
+// are generated over (tag, shape, mode, data) and (tag, shape, elements) and grow
+// from what they find, no case needed (runner/src/fuzz_elements.cpp), judged by
+// kiln::hurray with the Tier 2 types the hello claims. Each disagreement (accept
+// vs reject, the class, the tensors or elements, the encoded bytes, or a crash,
+// hang or malformed reply) is minimized, deduplicated and written as a
+// ready-to-commit golden case (fuzz_case.hpp).
 #pragma once
 
 #include <cstdint>

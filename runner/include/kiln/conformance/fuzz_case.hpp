@@ -35,8 +35,31 @@ Case encode_finding_case(const BlockDescription& description, const protocol::Ou
                          const std::string& id, const std::string& summary,
                          const std::optional<std::string>& adapter_rule);
 
+// One hurray-elements input of the fuzzer: decode's tag, shape, mode and data,
+// or encode's tag, shape and elements (hex, as the request carries them).
+struct ElementsInput {
+  std::uint8_t tag = 0;
+  std::vector<std::uint64_t> shape;
+  hurray::Mode mode = hurray::Mode::kStrict;  // decode only
+  std::vector<std::uint8_t> data;             // decode only
+  std::vector<std::string> elements;          // encode only
+  bool operator==(const ElementsInput&) const = default;
+};
+
+// The hurray-elements case of an input (cases/README.md, "Profile
+// hurray-elements"), expecting what the reference (every Tier 2 type
+// supported, as `cases check` reads it) says: named `type:` when the tag has
+// one; a reject lists every rule the input breaks (broken_rules or
+// encode_broken_rules) and an accept the decoded elements, or the encoded
+// data. rules of an accept or opaque case: the hurray rule the adapter cited,
+// else the one that judges the type's bytes.
+Case elements_finding_case(Operation op, const ElementsInput& input, const std::string& id,
+                           const std::string& summary,
+                           const std::optional<std::string>& adapter_rule);
+
 // The case file's text: each comment line (# ...), then the keys in the order
-// of cases/README.md, with ops and block as regen writes them.
+// of cases/README.md, with ops and block as regen writes them (a hurray case:
+// its type, shape, mode, data and elements).
 std::string case_yaml(const Case& c, const std::vector<std::string>& comments);
 
 // What `cases check` says of one case file: its load error, or the problems of
