@@ -3,9 +3,13 @@
 // and the certificate that names the profile and its Tier 2 types.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "kiln/adapter.hpp"
+#include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/driver.hpp"
 #include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/run.hpp"
@@ -236,6 +240,128 @@ TEST(ElementsProfile, IsOneOfTheProfilesWithEveryRuleOfTheReference) {
   EXPECT_EQ(profile->rules().size(), hurray::all_rules().size());
   EXPECT_EQ(find_profile("kiln-v2")->rules().size(), all_rules().size());
   EXPECT_EQ(find_profile("nope"), nullptr);
+}
+
+
+// ---- the loader: the forms of cases/README.md, "Profile hurray-elements" ----
+
+std::vector<std::string> valid_hurray_lines() {
+  return {"id: hurray-uint4-3",          "summary: uint4 [3] 5 c 3", "profile: hurray-elements",
+          "rules: [HURRAY-PAD-4BIT]",    "source: suite",            "level: required",
+          "type: uint4",                 "shape: [3]",               "data: \"c503\"",
+          "elements: [\"5\", \"c\", \"3\"]", "expect:",              "  result: accept",
+          "ops: [decode, encode]"};
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const auto& line : lines) text += line + "\n";
+  return text;
+}
+
+struct BrokenElementsCase {
+  std::string what;
+  std::vector<std::string> lines;
+  int line;             // where the loader must point
+  std::string message;  // a fragment of what it says
+};
+
+std::vector<std::string> replaced(std::size_t number, const std::string& text,
+                                  std::vector<std::string> lines = valid_hurray_lines()) {
+  lines.at(number - 1) = text;
+  return lines;
+}
+
+std::vector<std::string> without(std::size_t number, std::vector<std::string> lines = valid_hurray_lines()) {
+  lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(number - 1));
+  return lines;
+}
+
+std::vector<BrokenElementsCase> broken_elements_cases() {
+  std::vector<BrokenElementsCase> cases;
+  cases.push_back({"raw_tag_naming_a_type", replaced(7, "type: 0x49"), 7, "name it"});
+  cases.push_back({"unknown_type", replaced(7, "type: uint5"), 7, "is not a type of reference/HURRAY.md"});
+  cases.push_back({"kiln_rule", replaced(4, "rules: [TYPE-BYTE-LENGTH]"), 4,
+                   "is not a rule ID of reference/HURRAY.md"});
+  cases.push_back({"element_as_number", replaced(10, "elements: [5, \"c\", \"3\"]"), 10, "quoted hex string"});
+  cases.push_back({"element_upper_case", replaced(10, "elements: [\"5\", \"C\", \"3\"]"), 10,
+                   "lower-case hex digits"});
+  // Form errors point at the expect mapping, whose result decides the form.
+  cases.push_back({"accept_without_data", without(9), 11, "an accept case has both data and elements"});
+  cases.push_back({"unknown_profile", replaced(3, "profile: hurray-v9"), 3, "profile is kiln-v2 or hurray-elements"});
+  cases.push_back({"kiln_key", replaced(8, "tensors: []"), 8, "unknown key 'tensors'"});
+  cases.push_back({"mode_unknown", replaced(13, "mode: lenient", valid_hurray_lines()), 13, "mode is strict or permissive"});
+  {
+    auto lines = valid_hurray_lines();
+    lines[11] = "  result: reject";
+    lines.insert(lines.begin() + 12, {"  class: DATA", "  rule: HURRAY-PAD-4BIT"});
+    cases.push_back({"reject_with_data_and_elements", lines, 12, "not both"});
+  }
+  {
+    auto lines = without(10);
+    lines[10] = "  result: reject";
+    lines.insert(lines.begin() + 11, {"  class: TAG", "  rule: HURRAY-PAD-4BIT"});
+    cases.push_back({"rule_of_the_wrong_class", lines, 13, "is not of class TAG"});
+  }
+  {
+    auto lines = without(10, replaced(4, "rules: [HURRAY-TAG-UNRECOGNIZED]"));
+    lines.insert(lines.begin() + 8, "mode: permissive");
+    lines[11] = "  result: opaque";
+    cases.push_back({"opaque_of_a_named_type", lines, 12, "a raw tag"});
+  }
+  return cases;
+}
+
+void PrintTo(const BrokenElementsCase& broken, std::ostream* out) { *out << broken.what; }
+
+class BrokenElementsCaseFile : public ::testing::TestWithParam<BrokenElementsCase> {};
+
+TEST_P(BrokenElementsCaseFile, IsRefusedAtItsLine) {
+  const BrokenElementsCase& broken = GetParam();
+  const auto& schema = CaseSchema::builtin();
+  ASSERT_TRUE(std::holds_alternative<CaseSchema>(schema));
+  auto loaded = load_case_text(joined(broken.lines), "x.yaml", std::get<CaseSchema>(schema));
+  ASSERT_TRUE(std::holds_alternative<CaseError>(loaded)) << joined(broken.lines);
+  const CaseError& error = std::get<CaseError>(loaded);
+  EXPECT_EQ(error.where.line, broken.line) << error.describe();
+  EXPECT_NE(error.message.find(broken.message), std::string::npos) << error.describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(ElementsCases, BrokenElementsCaseFile, ::testing::ValuesIn(broken_elements_cases()),
+                         [](const auto& info) { return info.param.what; });
+
+TEST(ElementsCases, TheValidFormLoadsWithItsTagFromTheTable) {
+  const auto& schema = CaseSchema::builtin();
+  ASSERT_TRUE(std::holds_alternative<CaseSchema>(schema));
+  auto loaded = load_case_text(joined(valid_hurray_lines()), "x.yaml", std::get<CaseSchema>(schema));
+  ASSERT_TRUE(std::holds_alternative<Case>(loaded)) << std::get<CaseError>(loaded).describe();
+  const Case& c = std::get<Case>(loaded);
+  ASSERT_TRUE(c.elements.has_value());
+  EXPECT_EQ(c.elements->tag, hurray::type_by_name("uint4")->tag);
+  EXPECT_EQ(c.derived_ops(), (std::vector<Operation>{Operation::kDecode, Operation::kEncode}));
+  EXPECT_TRUE(check_case(c).empty());
+  EXPECT_FALSE(c.block.has_value());  // no Kiln block, ever
+}
+
+TEST_F(ElementsProfileTest, ExportWritesTheDataAndTheTagBesideTheName) {
+  const auto destination = scratch_ / "export";
+  std::ostringstream out, err;
+  ASSERT_EQ(cases_export(cases_, destination, out, err), kExitOk) << err.str();
+  EXPECT_EQ(testing::read_text(destination / "hurray-uint4-3.data"), std::string("\xc5\x03", 2));
+  const auto index = nlohmann::json::parse(testing::read_text(destination / "index.json"));
+  const auto entry = std::find_if(index["cases"].begin(), index["cases"].end(),
+                                  [](const auto& e) { return e["id"] == "hurray-uint4-3"; });
+  ASSERT_NE(entry, index["cases"].end());
+  EXPECT_EQ((*entry)["profile"], "hurray-elements");
+  EXPECT_EQ((*entry)["type"], "uint4");
+  EXPECT_EQ((*entry)["tag"], hurray::type_by_name("uint4")->tag);
+  EXPECT_EQ((*entry)["elements"], nlohmann::json::parse(R"(["5","c","3"])"));
+  // An opaque case has no elements and a null type: its tag names none.
+  const auto opaque = std::find_if(index["cases"].begin(), index["cases"].end(),
+                                   [](const auto& e) { return e["id"] == "hurray-tag-47-permissive"; });
+  ASSERT_NE(opaque, index["cases"].end());
+  EXPECT_TRUE((*opaque)["type"].is_null());
+  EXPECT_EQ((*opaque)["expect"]["result"], "opaque");
 }
 
 }  // namespace
