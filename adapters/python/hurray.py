@@ -25,12 +25,14 @@ from dataclasses import dataclass, field
 from itertools import chain, islice
 from typing import Collection, Iterable, NamedTuple, Optional, Sequence
 
+# N and its bound are the Kiln reader's: the same exact product of a shape.
+from kiln import U64_MAX, element_count
+
 __all__ = ["HurrayType", "HurrayError", "Decoded", "TYPES", "TYPES_BY_TAG", "TYPES_BY_NAME",
            "TIER2_NAMES", "RULES", "STRICT", "PERMISSIVE", "MODES", "U64_MAX",
            "element_count", "data_size", "decode", "encode"]
 __version__ = "0.1.0"
 
-U64_MAX = 2**64 - 1
 STRICT = "strict"
 PERMISSIVE = "permissive"
 MODES = (STRICT, PERMISSIVE)
@@ -137,22 +139,7 @@ class Decoded:
     extra_bytes: int = 0
 
 
-# ---- Counts and sizes (HURRAY.md 1 and 4) ----
-
-def element_count(shape: Iterable[int]) -> int:
-    """N, exactly, but stopping once past U64_MAX: the caller only needs to
-    know that it overflowed, and a long shape of huge dimensions must not build
-    a huge integer. A 0 anywhere makes N = 0 whatever the other dimensions."""
-    dims = list(shape)
-    if 0 in dims:
-        return 0
-    n = 1
-    for d in dims:
-        n *= d
-        if n > U64_MAX:
-            return U64_MAX + 1
-    return n
-
+# ---- Sizes (HURRAY.md 4; N is kiln.element_count) ----
 
 def data_size(hurray_type: HurrayType, n: int) -> int:
     """S for N elements: whole bytes, or whole packing units for sub-byte types

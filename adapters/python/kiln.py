@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import struct
 from dataclasses import dataclass
-from typing import NamedTuple, Sequence, Union
+from typing import Iterable, NamedTuple, Sequence, Union
 
 __all__ = ["Tensor", "KilnError", "Dtype", "DTYPES", "BOOL", "U4", "U16_MAX", "U32_MAX", "U64_MAX",
            "is_opaque", "decode", "encode"]
@@ -139,11 +139,13 @@ def _utf8_error(raw: bytes):
 _NOT_BOOL = re.compile(rb"[^\x00\x01]")
 
 
-def _element_count(dims: Sequence[int]) -> int:
-    """The exact product of the dimensions, stopping early once past U64_MAX.
-
-    Any zero dimension makes it 0, however large the others are.
+def element_count(dims: Iterable[int]) -> int:
+    """The exact product of the dimensions, stopping early once past U64_MAX
+    (a long shape of huge dimensions must not build a huge integer): callers
+    only compare it with U64_MAX. Any zero dimension makes it 0, however large
+    the others are. hurray.py counts its elements with it too.
     """
+    dims = list(dims)
     if 0 in dims:
         return 0
     n = 1
@@ -337,7 +339,7 @@ def _check_types(block: bytes, entries: list) -> None:
         if block_size:
             raise KilnError("TYPE-CLOSED-BLOCK-SIZE", e.at + 24,
                             f"{where}: {dtype.name} has block_size {block_size}, not 0")
-        n = _element_count(e.dims)
+        n = element_count(e.dims)
         if n > U64_MAX:
             raise KilnError("TYPE-SHAPE-OVERFLOW", heap_start + shape_offset,
                             f"{where}: the element count overflows 64 bits")

@@ -1231,6 +1231,19 @@ std::string hurray_case_text(const std::string& family, const std::string& gener
   return text.str();
 }
 
+// Where a member of a family goes: its id (<profile prefix>-sweep-<family>-<suffix>),
+// its topic folder under sweep/, and its file there.
+struct MemberPlace {
+  std::string id, topic, path;
+};
+MemberPlace member_place(std::string_view id_prefix, const std::string& family, const std::string& suffix) {
+  MemberPlace place;
+  place.id = std::string(id_prefix) + "-sweep-" + family + "-" + suffix;
+  place.topic = std::string(kSweepFolder) + "/" + family;
+  place.path = place.topic + "/" + place.id + ".yaml";
+  return place;
+}
+
 // The member's file (ops derived and written as regen writes them), or an error
 // when the case does not load or `cases check` would fail it: the reference
 // does not meet the family's expectation, or the input breaks other rules.
@@ -1238,9 +1251,7 @@ std::variant<FamilyMember, std::string> finish_hurray_member(const std::string& 
                                                              const std::string& generator,
                                                              const HurrayDraft& draft,
                                                              const CaseSchema& schema) {
-  const std::string id = "hurray-sweep-" + family + "-" + draft.suffix;
-  const std::string topic = std::string(kSweepFolder) + "/" + family;
-  const std::string path = topic + "/" + id + ".yaml";
+  const auto [id, topic, path] = member_place("hurray", family, draft.suffix);
   const std::string text = hurray_case_text(family, generator, id, draft);
   auto loaded = load_case_text(text, path, schema, topic);
   if (auto* error = std::get_if<CaseError>(&loaded))
@@ -1272,9 +1283,7 @@ std::variant<FamilyMember, std::string> finish_member(const std::string& family,
                                                       const std::string& generator,
                                                       const Draft& draft,
                                                       const CaseSchema& schema) {
-  const std::string id = "kiln-v2-sweep-" + family + "-" + draft.suffix;
-  const std::string topic = std::string(kSweepFolder) + "/" + family;
-  const std::string path = topic + "/" + id + ".yaml";
+  const auto [id, topic, path] = member_place("kiln-v2", family, draft.suffix);
   std::optional<Rule> rule = draft.rule;
   std::vector<Rule> also_breaks;
   for (int pass = 0; pass < 2; ++pass) {

@@ -1,12 +1,10 @@
 // Profile hurray-elements (reference/HURRAY.md): one tensor's element layer,
 // judged against the case and the Tier 2 types the adapter's hello claims.
 #include <algorithm>
-#include <array>
 
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/run.hpp"
-#include "kiln/first_difference.hpp"
 #include "kiln/hex.hpp"
 
 namespace kiln::conformance {
@@ -64,9 +62,8 @@ std::string reference_rule(const elements::Expected& expected) {
                        : std::string();
 }
 
-std::string element_text(const hurray::Element& element, unsigned bits) {
-  return hurray::element_to_hex(element, bits);
-}
+// Encode has no mode and no Tier 2 transform: the case's own expectation.
+elements::Expected expected_encode(const ElementsCase& body) { return {body.result, body.error_class, body.rule}; }
 
 std::string case_outcome(const ElementsCase& body);
 std::vector<std::string> isolation_problems(const Case& c);
@@ -102,7 +99,7 @@ class ElementsProfile final : public Profile {
   }
 
   std::string expectation_text(const Case& c, Operation op, const protocol::Hello* hello) const override {
-    if (op == Operation::kEncode) return expected_text({c.elements->result, c.elements->error_class, c.elements->rule}, op);
+    if (op == Operation::kEncode) return expected_text(expected_encode(*c.elements), op);
     return expected_text(elements::expected_decode(*c.elements, tier2_of(hello)), op);
   }
 
@@ -117,8 +114,7 @@ class ElementsProfile final : public Profile {
              const protocol::Hello* hello) const override {
     const ElementsCase& body = *c.elements;
     const elements::Expected expected =
-        op == Operation::kDecode ? elements::expected_decode(body, tier2_of(hello))
-                                 : elements::Expected{body.result, body.error_class, body.rule};
+        op == Operation::kDecode ? elements::expected_decode(body, tier2_of(hello)) : expected_encode(body);
     const auto* reject = std::get_if<protocol::ElementsReject>(&outcome);
     const auto fail = [&](std::string why) {
       result.status = Status::kFail;
@@ -154,8 +150,8 @@ class ElementsProfile final : public Profile {
       for (std::size_t i = 0; i < want.size(); ++i)
         if (!(accepted[i] == want[i])) {
           result.first_difference = i;
-          return fail("element " + std::to_string(i) + " is " + element_text(accepted[i], bits) + ", expected " +
-                      element_text(want[i], bits));
+          return fail("element " + std::to_string(i) + " is " + hurray::element_to_hex(accepted[i], bits) + ", expected " +
+                      hurray::element_to_hex(want[i], bits));
         }
       result.status = Status::kPass;
       return;

@@ -251,13 +251,6 @@ struct Plan {
   std::size_t every_recommended_check = 0;  // and of recommended ones
   std::size_t largest_block = 0;
   bool filtered = false;
-  // The profiles of the case set that the run covers (--profile), in
-  // all_profiles() order, with the checks a whole run of each has.
-  struct ProfileChecks {
-    const Profile* profile = nullptr;
-    std::size_t every_required_check = 0, every_recommended_check = 0;
-  };
-  std::vector<ProfileChecks> profiles;
 
   bool wanted(Operation op) const { return ops.count(op) != 0; }
   std::size_t every_check() const { return every_required_check + every_recommended_check; }
@@ -295,23 +288,14 @@ std::optional<Plan> plan_run(const RunOptions& options, const CaseSet& set, std:
     plan.expected = std::move(*loaded);
   }
   plan.ops = std::set<Operation>(options.ops.begin(), options.ops.end());
-  for (const Profile* profile : all_profiles()) {
-    const bool chosen = options.profiles.empty() ||
-                        std::find(options.profiles.begin(), options.profiles.end(), profile->name()) !=
-                            options.profiles.end();
-    const bool present = std::any_of(set.cases.begin(), set.cases.end(),
-                                     [&](const Case& c) { return &profile_of(c) == profile; });
-    if (chosen && present) plan.profiles.push_back({profile});
-  }
   for (const Case& c : set.cases) {
-    // A run of some profiles is a whole run of each of them: the others are not part of it.
-    auto checks = std::find_if(plan.profiles.begin(), plan.profiles.end(),
-                               [&](const Plan::ProfileChecks& p) { return p.profile == &profile_of(c); });
-    if (checks == plan.profiles.end()) continue;
+    // A run of some profiles (--profile) is a whole run of each of them: the
+    // others' cases are not part of it, so they count nowhere.
+    if (!options.profiles.empty() &&
+        std::find(options.profiles.begin(), options.profiles.end(), c.profile) == options.profiles.end())
+      continue;
     const auto case_ops = c.derived_ops();
     (c.level == Level::kRecommended ? plan.every_recommended_check : plan.every_required_check) +=
-        case_ops.size();
-    (c.level == Level::kRecommended ? checks->every_recommended_check : checks->every_required_check) +=
         case_ops.size();
     if (!selected(options, c)) continue;
     const auto here = static_cast<std::size_t>(
