@@ -485,28 +485,31 @@ std::optional<std::vector<std::uint64_t>> shape_field(FieldReader& reader, const
   return dimensions;
 }
 
-// Element bit patterns as hex strings; one that is not hex is the caller's error.
-std::optional<std::vector<std::string>> elements_field(FieldReader& reader, const char* key) {
+// Element bit patterns as hex strings; one that is not hex is the caller's
+// error. Each is read once and handed to keep(text, value): a request keeps
+// the text, a reply the value.
+template <class Keep>
+bool elements_field(FieldReader& reader, const char* key, Keep keep) {
   const Json* elements = reader.required(key);
-  if (!elements) return std::nullopt;
+  if (!elements) return false;
   if (!elements->is_array()) {
     reader.fail(reader.path(key) + ": must be an array of hex strings, got " +
                 describe_json_value(*elements));
-    return std::nullopt;
+    return false;
   }
-  std::vector<std::string> items;
-  items.reserve(elements->size());
   for (std::size_t i = 0; i < elements->size(); ++i) {
     const Json& item = (*elements)[i];
-    if (!item.is_string() || !hurray::element_from_hex(item.get_ref<const std::string&>())) {
+    const auto value = item.is_string() ? hurray::element_from_hex(item.get_ref<const std::string&>())
+                                        : std::nullopt;
+    if (!value) {
       reader.fail(indexed(reader.path(key), i) + ": must be a hex string, got " +
                   (item.is_string() ? quoted_excerpt(item.get_ref<const std::string&>())
                                     : describe_json_value(item)));
-      return std::nullopt;
+      return false;
     }
-    items.push_back(item.get<std::string>());
+    keep(item.get_ref<const std::string&>(), *value);
   }
-  return items;
+  return true;
 }
 
 Expected<Request> elements_request_from_json(FieldReader& reader, Op op, std::string case_id) {
@@ -524,10 +527,12 @@ Expected<Request> elements_request_from_json(FieldReader& reader, Op op, std::st
     return Request{ElementsDecodeRequest{std::move(case_id), static_cast<std::uint8_t>(*tag),
                                          std::move(*shape), mode, std::move(*data)}};
   }
-  auto elements = elements_field(reader, "elements");
-  if (reader.failed()) return fail<Request>(reader.error());
+  std::vector<std::string> elements;
+  if (!elements_field(reader, "elements",
+                      [&](const std::string& text, const hurray::Element&) { elements.push_back(text); }))
+    return fail<Request>(reader.error());
   return Request{ElementsEncodeRequest{std::move(case_id), static_cast<std::uint8_t>(*tag),
-                                       std::move(*shape), std::move(*elements)}};
+                                       std::move(*shape), std::move(elements)}};
 }
 
 }  // namespace
@@ -702,11 +707,10 @@ Expected<Outcome> elements_outcome_from_json(FieldReader& reader, const std::str
   if (result == "accept" || result == "opaque") {
     if (answered != Op::kDecode) return wrong_op();
     if (result == "opaque") return Outcome{OpaqueAccept{}};
-    auto elements = elements_field(reader, "elements");
-    if (!elements) return fail<Outcome>(reader.error());
     ElementsAccept accept;
-    accept.elements.reserve(elements->size());
-    for (const auto& text : *elements) accept.elements.push_back(*hurray::element_from_hex(text));
+    if (!elements_field(reader, "elements",
+                        [&](const std::string&, const hurray::Element& value) { accept.elements.push_back(value); }))
+      return fail<Outcome>(reader.error());
     return Outcome{std::move(accept)};
   }
   if (result == "reject") {

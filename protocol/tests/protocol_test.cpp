@@ -557,5 +557,70 @@ TEST(Printable, KeepsUtf8AndEscapesControlsAndStrayBytes) {
   EXPECT_TRUE(is_valid_utf8(shown));
 }
 
+// ---- profile hurray-elements ----
+
+TEST(ElementsMessages, TheBriefsRequestsRoundTrip) {
+  const std::string decode_line =
+      R"({"op":"decode","profile":"hurray-elements","case":"hurray-uint4-3","tag":73,"shape":[3],"mode":"strict","data":"c503"})";
+  auto decode = parse_request(decode_line);
+  ASSERT_TRUE(decode.ok()) << decode.error();
+  const auto& request = std::get<ElementsDecodeRequest>(decode.value());
+  EXPECT_EQ(request.tag, 73);
+  EXPECT_EQ(request.shape, (std::vector<std::uint64_t>{3}));
+  EXPECT_EQ(request.data, (std::vector<std::uint8_t>{0xC5, 0x03}));
+  EXPECT_EQ(to_line(request_to_json(decode.value())).value(), decode_line);
+
+  const std::string encode_line =
+      R"({"op":"encode","profile":"hurray-elements","case":"hurray-uint4-3","tag":73,"shape":[3],"elements":["5","c","3"]})";
+  auto encode = parse_request(encode_line);
+  ASSERT_TRUE(encode.ok()) << encode.error();
+  EXPECT_EQ(std::get<ElementsEncodeRequest>(encode.value()).elements,
+            (std::vector<std::string>{"5", "c", "3"}));
+  EXPECT_EQ(to_line(request_to_json(encode.value())).value(), encode_line);
+}
+
+TEST(ElementsMessages, AModelessDecodeIsStrictAndBadMembersAreNamed) {
+  auto modeless = parse_request(R"({"op":"decode","profile":"hurray-elements","tag":32,"shape":[],"data":"01"})");
+  ASSERT_TRUE(modeless.ok()) << modeless.error();
+  EXPECT_EQ(std::get<ElementsDecodeRequest>(modeless.value()).mode, hurray::Mode::kStrict);
+
+  const auto error_of = [](const std::string& line) {
+    auto parsed = parse_request(line);
+    return parsed.ok() ? std::string("(parsed)") : parsed.error();
+  };
+  EXPECT_NE(error_of(R"({"op":"decode","profile":"hurray-elements","tag":256,"shape":[1],"data":""})").find("tag"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"op":"decode","profile":"hurray-elements","tag":1,"shape":[1],"mode":"lax","data":""})")
+                .find("mode"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"op":"encode","profile":"hurray-elements","tag":73,"shape":[2],"elements":["5","x"]})")
+                .find("elements[1]"),
+            std::string::npos);
+}
+
+TEST(ElementsMessages, RepliesAreReadByTheRequestsProfile) {
+  auto accept = parse_reply(R"({"result":"accept","elements":["5","C","003"]})", Op::kDecode,
+                            kProfileHurrayElements);
+  ASSERT_TRUE(accept.ok()) << accept.error();
+  // By value: case and leading zeros do not matter.
+  EXPECT_EQ(std::get<ElementsAccept>(accept.value()).elements,
+            (std::vector<hurray::Element>{{5, 0}, {12, 0}, {3, 0}}));
+  EXPECT_TRUE(std::holds_alternative<OpaqueAccept>(
+      parse_reply(R"({"result":"opaque"})", Op::kDecode, kProfileHurrayElements).value()));
+  auto tag = parse_reply(R"({"result":"reject","class":"TAG","message":"no"})", Op::kDecode, kProfileHurrayElements);
+  ASSERT_TRUE(tag.ok()) << tag.error();
+  EXPECT_EQ(std::get<ElementsReject>(tag.value()).error_class, hurray::ErrorClass::kTag);
+  // Kiln's classes and results do not answer a hurray request, nor an opaque an encode.
+  EXPECT_FALSE(parse_reply(R"({"result":"reject","class":"FRAME"})", Op::kDecode, kProfileHurrayElements).ok());
+  EXPECT_FALSE(parse_reply(R"({"result":"block","block":"00"})", Op::kEncode, kProfileHurrayElements).ok());
+  EXPECT_FALSE(parse_reply(R"({"result":"opaque"})", Op::kEncode, kProfileHurrayElements).ok());
+  auto data = parse_reply(R"({"result":"data","data":"c503"})", Op::kEncode, kProfileHurrayElements);
+  ASSERT_TRUE(data.ok()) << data.error();
+  EXPECT_EQ(std::get<ElementData>(data.value()).bytes, (std::vector<std::uint8_t>{0xC5, 0x03}));
+  // A parsed accept is written with the fewest digits, never none.
+  EXPECT_EQ(to_line(outcome_to_json(ElementsAccept{{{0, 0}, {0x1f, 0}}, 0})).value(),
+            R"({"result":"accept","elements":["0","1f"]})");
+}
+
 }  // namespace
 }  // namespace kiln::protocol
