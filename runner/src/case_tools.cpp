@@ -15,11 +15,14 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "kiln/conformance/block_diff.hpp"
 #include "kiln/conformance/families.hpp"
 #include "kiln/conformance/materialize.hpp"
 #include "kiln/conformance/report.hpp"
+#include "kiln/conformance/safe_file.hpp"
 #include "kiln/conformance/sha256.hpp"
 #include "kiln/protocol.hpp"
 #include "kiln/decode.hpp"
@@ -1044,6 +1047,12 @@ std::string case_set_hash(const CaseSet& set) {
   return hash.hex_digest();
 }
 
+// Every file is created exclusively (safe_file.hpp): export never writes through
+// a symbolic link nor replaces a file, so a link planted at a case's name cannot
+// redirect it. A name that is taken fails the export (1, like a file it cannot
+// write), naming the first such file in writing order; all names are checked
+// before anything is written, so a second export into the same folder writes
+// nothing. A name taken in between is still refused by the exclusive create.
 int cases_export(const std::filesystem::path& root, const std::filesystem::path& destination,
                  std::ostream& out, std::ostream& err) {
   const CaseSet set = load_case_set(root);
@@ -1067,6 +1076,8 @@ int cases_export(const std::filesystem::path& root, const std::filesystem::path&
   for (const Profile* profile : all_profiles()) index["profiles"].push_back(std::string(profile->name()));
   index["case_set_sha256"] = case_set_hash(set);
   index["cases"] = protocol::Json::array();
+  // Each file's name and bytes, index.json last, written once every name is free.
+  std::vector<std::pair<std::string, std::string>> files;
   for (const Case& c : set.cases) {
     Profile::Exported exported = profile_of(c).export_case(c);
     const std::string file = c.id + std::string(exported.extension);
@@ -1080,21 +1091,20 @@ int cases_export(const std::filesystem::path& root, const std::filesystem::path&
     for (Operation op : c.derived_ops()) entry["ops"].push_back(std::string(to_string(op)));
     for (auto& [key, value] : exported.entry.items()) entry[key] = std::move(value);
     index["cases"].push_back(std::move(entry));
-    if (exported.bytes) {
-      std::string problem;
-      if (!write_text_file(destination / file, std::string(exported.bytes->begin(), exported.bytes->end()),
-                           problem)) {
-        err << "export: " << problem << "\n";
-        return kExitFailures;
-      }
+    if (exported.bytes) files.emplace_back(file, std::string(exported.bytes->begin(), exported.bytes->end()));
+  }
+  files.emplace_back("index.json", index.dump(1, ' ', false, protocol::Json::error_handler_t::replace) + "\n");
+  for (const auto& [file, bytes] : files) {
+    if (auto problem = check_new_file(destination / file)) {
+      err << "export: " << *problem << "\n";
+      return kExitFailures;
     }
   }
-  std::string problem;
-  if (!write_text_file(destination / "index.json",
-                       index.dump(1, ' ', false, protocol::Json::error_handler_t::replace) + "\n",
-                       problem)) {
-    err << "export: " << problem << "\n";
-    return kExitFailures;
+  for (const auto& [file, bytes] : files) {
+    if (auto problem = create_new_file(destination / file, bytes)) {
+      err << "export: " << *problem << "\n";
+      return kExitFailures;
+    }
   }
   out << "export: " << set.cases.size() << " cases to " << destination.string() << "\n";
   return kExitOk;
