@@ -44,6 +44,7 @@ class InProcessDriver final : public Driver {
       if (protocol::op_of(request) == protocol::Op::kHello)
         return failure(Exchange::Kind::kProtocol, "the runner sends only decode and encode");
       Exchange result;
+      result.fresh = exchanges_++ == 0;
       result.outcome = protocol::call(*adapter_, request);
       // As serve() would: an outcome of the wrong kind is the adapter's bug.
       if (!protocol::answers(result.outcome, protocol::op_of(request), protocol::profile_of(request)))
@@ -59,6 +60,7 @@ class InProcessDriver final : public Driver {
 
  private:
   std::unique_ptr<protocol::Adapter> adapter_;
+  std::uint64_t exchanges_ = 0;
 };
 
 class ProcessDriver final : public Driver {
@@ -79,13 +81,18 @@ class ProcessDriver final : public Driver {
 
   Exchange exchange(const protocol::Request& request) override {
     std::string start_stderr;
-    if (auto refused = ready_for_request(start_stderr)) return *refused;
+    if (auto refused = ready_for_request(start_stderr)) {
+      refused->not_started = true;
+      return *refused;
+    }
+    const bool fresh = options_.one_shot || requests_since_start_ == 0;
+    ++requests_since_start_;
 
     const Op op = protocol::op_of(request);
     std::unique_ptr<Subprocess> one_shot_process;
     std::unique_ptr<Subprocess>& process = options_.one_shot ? one_shot_process : process_;
     std::string reply;
-    Exchange result = talk(request_line(request), process, reply);
+    Exchange result = talk(request_line(request), process, reply, options_.timeout);
     if (result.kind == Exchange::Kind::kReply) {
       auto json = protocol::parse_line(reply);
       std::optional<std::string> problem;
@@ -106,6 +113,7 @@ class ProcessDriver final : public Driver {
     }
     if (process) result.adapter_stderr += process->take_stderr();
     result.adapter_stderr = start_stderr + result.adapter_stderr;
+    result.fresh = fresh;
     // In one-shot mode every request is a start of its own.
     if (options_.one_shot) {
       if (result.kind == Exchange::Kind::kReply) {
@@ -149,7 +157,8 @@ class ProcessDriver final : public Driver {
   std::optional<protocol::Hello> start(std::string& detail, std::string& adapter_stderr) {
     std::unique_ptr<Subprocess> process;
     std::string reply;
-    Exchange talked = talk(request_line(protocol::HelloRequest{}), process, reply);
+    const auto limit = options_.hello_timeout.count() > 0 ? options_.hello_timeout : options_.timeout;
+    Exchange talked = talk(request_line(protocol::HelloRequest{}), process, reply, limit);
     adapter_stderr = std::move(talked.adapter_stderr);
     std::optional<protocol::Hello> hello;
     if (talked.kind != Exchange::Kind::kReply) {
@@ -173,6 +182,7 @@ class ProcessDriver final : public Driver {
     // Persistent: its stderr so far is reported with the first case.
     if (!options_.one_shot) process_ = std::move(process);
     start_failures_ = 0;
+    requests_since_start_ = 0;
     return hello;
   }
 
@@ -209,15 +219,16 @@ class ProcessDriver final : public Driver {
   // none. Any failure kills the process (its stderr goes into the result) so
   // the next request starts a fresh one; in one-shot mode the process is gone
   // afterwards either way.
-  Exchange talk(const std::string& line, std::unique_ptr<Subprocess>& process, std::string& reply) {
+  Exchange talk(const std::string& line, std::unique_ptr<Subprocess>& process, std::string& reply,
+               std::chrono::milliseconds timeout) {
     const bool fresh = !process;
     if (fresh) {
       std::string error;
       process = Subprocess::start(options_.command, error);
       if (!process) return failure(Exchange::Kind::kCrash, "could not start the adapter: " + error);
     }
-    const auto deadline = Clock::now() + options_.timeout;
-    const std::string limit = std::to_string(options_.timeout.count()) + " ms";
+    const auto deadline = Clock::now() + timeout;
+    const std::string limit = std::to_string(timeout.count()) + " ms";
     auto fail = [&](Exchange::Kind kind, std::string detail) {
       process->kill();
       Exchange result = failure(kind, protocol::bounded_message(detail), process->take_stderr());
@@ -292,6 +303,7 @@ class ProcessDriver final : public Driver {
   ProcessOptions options_;
   std::unique_ptr<Subprocess> process_;
   int start_failures_ = 0;
+  std::uint64_t requests_since_start_ = 0;
   std::string last_start_failure_;
   bool given_up_ = false;  // one-shot: failed in a row and then failed a hello
   std::string given_up_reason_;

@@ -4,6 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <thread>
+#include <variant>
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -28,6 +33,7 @@ using Clock = std::chrono::steady_clock;
 using fuzzing::bucket;
 using fuzzing::Judgement;
 using fuzzing::mix;
+using fuzzing::summary_of;
 
 std::size_t description_bytes(const BlockDescription& description) {
   std::size_t total = 0;
@@ -47,32 +53,30 @@ std::string reference_verdict(const protocol::Outcome& outcome) {
 
 Judgement judge_exchange(Operation op, const Case& expected, const protocol::Outcome& reference,
                          const Exchange& exchange) {
+  const std::string verdict = reference_verdict(reference);
+  if (auto failed = fuzzing::judge_failed_exchange(op, verdict, exchange)) return std::move(*failed);
   Judgement judgement;
-  std::string answer;
-  if (auto failed = fuzzing::failed_exchange(exchange)) {
-    answer = std::move(*failed);
+  judgement.verdict = verdict;
+  CaseResult result;
+  judge(expected, op, exchange.outcome, result);
+  if (result.status == Status::kPass) return judgement;
+  const auto& outcome = exchange.outcome;
+  if (const auto* reject = std::get_if<protocol::Reject>(&outcome)) {
+    // The rule the adapter cites names an accept case's rule, but is no
+    // part of the dedup key: one missing check shows up with many.
+    if (reject->rule) judgement.adapter_rule = fuzzing::cited_rule(*reject->rule);
+    judgement.answer = "rejects " + std::string(to_string(reject->error_class));
+  } else if (std::holds_alternative<protocol::Accept>(outcome)) {
+    judgement.answer = std::holds_alternative<protocol::Accept>(reference) ? "accepts other tensors" : "accepts";
+  } else if (std::holds_alternative<protocol::EncodedBlock>(outcome)) {
+    judgement.answer =
+        std::holds_alternative<protocol::EncodedBlock>(reference) ? "encodes other bytes" : "encodes";
   } else {
-    CaseResult result;
-    judge(expected, op, exchange.outcome, result);
-    if (result.status == Status::kPass) return judgement;
-    const auto& outcome = exchange.outcome;
-    if (const auto* reject = std::get_if<protocol::Reject>(&outcome)) {
-      // The rule the adapter cites names an accept case's rule, but is no
-      // part of the dedup key: one missing check shows up with many.
-      if (reject->rule) judgement.adapter_rule = fuzzing::cited_rule(*reject->rule);
-      answer = "rejects " + std::string(to_string(reject->error_class));
-    } else if (std::holds_alternative<protocol::Accept>(outcome)) {
-      answer = std::holds_alternative<protocol::Accept>(reference) ? "accepts other tensors"
-                                                                   : "accepts";
-    } else if (std::holds_alternative<protocol::EncodedBlock>(outcome)) {
-      answer = std::holds_alternative<protocol::EncodedBlock>(reference) ? "encodes other bytes"
-                                                                         : "encodes";
-    } else {
-      answer = "answers with an error";
-    }
+    judgement.answer = "answers with an error";
   }
   judgement.fails = true;
-  judgement.signature = fuzzing::signature(op, reference_verdict(reference), answer);
+  judgement.detail = protocol::printable(protocol::bounded_message(result.detail, 512));
+  judgement.signature = fuzzing::signature(op, verdict, judgement.answer);
   return judgement;
 }
 
@@ -101,10 +105,19 @@ std::vector<std::uint64_t> features(Operation op, const BlockDescription& descri
   return out;
 }
 
+protocol::DecodeRequest decode_request(std::span<const std::uint8_t> block) {
+  return protocol::DecodeRequest{"fuzz", std::string(protocol::kProfileKilnV2), Bytes(block.begin(), block.end())};
+}
+
+protocol::EncodeRequest encode_request(const BlockDescription& description) {
+  return protocol::EncodeRequest{"fuzz", std::string(protocol::kProfileKilnV2), description};
+}
+
 class Fuzzer final : public fuzzing::FuzzerBase {
  public:
-  Fuzzer(const FuzzOptions& options, Driver& driver, std::ostream& out, std::ostream& err)
-      : FuzzerBase(options, driver, out, err) {
+  Fuzzer(const FuzzOptions& options, Driver& driver, fuzzing::DriverFactory fresh_driver,
+         std::ostream& out, std::ostream& err)
+      : FuzzerBase(options, driver, std::move(fresh_driver), out, err) {
     bytes_mutator_ = [this](std::uint8_t* data, std::size_t size, std::size_t max_size) {
       return mutate::mutate_bytes(data, size, max_size, rng_);
     };
@@ -120,6 +133,25 @@ class Fuzzer final : public fuzzing::FuzzerBase {
     if (descriptions_.empty()) keep_description(BlockDescription{});
   }
 
+  Judgement judge(const protocol::Request& request, const Exchange& exchange) override {
+    if (const auto* decode = std::get_if<protocol::DecodeRequest>(&request)) {
+      const protocol::Outcome reference = reference_.decode(decode->block);
+      return judge_exchange(Operation::kDecode, decode_expectation(decode->block, reference), reference,
+                            exchange);
+    }
+    const auto& description = std::get<protocol::EncodeRequest>(request).description;
+    const protocol::Outcome reference = reference_.encode(description);
+    Case expected;
+    expected.description = description;
+    if (const auto* encoded = std::get_if<protocol::EncodedBlock>(&reference)) {
+      expected.block = encoded->bytes;
+    } else if (const auto* reject = std::get_if<protocol::Reject>(&reference)) {
+      expected.expect.accept = false;
+      expected.expect.error_class = reject->error_class;
+    }
+    return judge_exchange(Operation::kEncode, expected, reference, exchange);
+  }
+
  private:
   void keep_block(Bytes block) {
     pool_bytes_ += block.size();
@@ -130,9 +162,7 @@ class Fuzzer final : public fuzzing::FuzzerBase {
     descriptions_.push_back(std::move(description));
   }
 
-  // ---- decode ----
-
-  Case decode_expectation(std::span<const std::uint8_t> block, const protocol::Outcome& reference) {
+  static Case decode_expectation(std::span<const std::uint8_t> block, const protocol::Outcome& reference) {
     Case c;
     c.block = Bytes(block.begin(), block.end());
     if (const auto* accept = std::get_if<protocol::Accept>(&reference)) {
@@ -142,16 +172,6 @@ class Fuzzer final : public fuzzing::FuzzerBase {
       c.expect.error_class = reject->error_class;
     }
     return c;
-  }
-
-  Judgement try_decode(std::span<const std::uint8_t> block, protocol::Outcome& reference) {
-    reference = reference_.decode(block);
-    protocol::DecodeRequest request;
-    request.case_id = "fuzz";
-    request.profile = options_.profile;
-    request.block.assign(block.begin(), block.end());
-    const Exchange exchange = driver_.exchange(request);
-    return judge_exchange(Operation::kDecode, decode_expectation(block, reference), reference, exchange);
   }
 
   bool fuzz_decode() override {
@@ -165,83 +185,66 @@ class Fuzzer final : public fuzzing::FuzzerBase {
       bytes.resize(mutate::mutate_bytes(bytes.data(), size, bytes.size(), rng_));
       child = std::move(bytes);
     }
-    protocol::Outcome reference;
-    const Judgement judgement = try_decode(*child, reference);
-    const std::string verdict = reference_verdict(reference) + (judgement.fails ? " x" : "");
+    const auto judged = send(decode_request(*child));
+    if (!judged) return false;
+    const std::string verdict = judged->verdict + (judged->fails ? " x" : "");
     const auto lenient = mutate::read_leniently(*child);
     if (novel(features(Operation::kDecode, lenient.value_or(BlockDescription{}), verdict)))
       add_to_pool(blocks_, *child, child->size());
-    if (judgement.fails && first_of_its_kind(judgement.signature)) report_decode(*child, judgement);
     return true;
-  }
-
-  void report_decode(const Bytes& input, const Judgement& found) {
-    const std::size_t budget = minimize_budget(found);
-    const BlockPredicate same = [&](std::span<const std::uint8_t> candidate) {
-      protocol::Outcome reference;
-      const Judgement again = try_decode(candidate, reference);
-      return again.fails && again.signature == found.signature;
-    };
-    const Bytes smallest = minimize_block(input, same, budget);
-    const protocol::Outcome reference = reference_.decode(smallest);
-    Sha256 hash;
-    hash.update(std::span<const std::uint8_t>(smallest));
-    const std::string id = "kiln-v2-fuzz-decode-" + hash.hex_digest().substr(0, 12);
-    record(Operation::kDecode, found,
-           decode_finding_case(smallest, reference, id, summary_of(found), found.adapter_rule),
-           "minimized from " + std::to_string(input.size()) + " to " +
-               std::to_string(smallest.size()) + " bytes");
-  }
-
-  // ---- encode ----
-
-  Judgement try_encode(const BlockDescription& description, protocol::Outcome& reference) {
-    reference = reference_.encode(description);
-    Case expected;
-    expected.description = description;
-    if (const auto* encoded = std::get_if<protocol::EncodedBlock>(&reference)) {
-      expected.block = encoded->bytes;
-    } else if (const auto* reject = std::get_if<protocol::Reject>(&reference)) {
-      expected.expect.accept = false;
-      expected.expect.error_class = reject->error_class;
-    }
-    protocol::EncodeRequest request;
-    request.case_id = "fuzz";
-    request.profile = options_.profile;
-    request.description = description;
-    const Exchange exchange = driver_.exchange(request);
-    return judge_exchange(Operation::kEncode, expected, reference, exchange);
   }
 
   bool fuzz_encode() override {
     BlockDescription child = descriptions_[pick_parent(descriptions_.size())];
     mutate::mutate_description(child, rng_, kMaxFuzzInputBytes, bytes_mutator_);
     if (description_bytes(child) > kMaxFuzzInputBytes) return false;
-    protocol::Outcome reference;
-    const Judgement judgement = try_encode(child, reference);
-    const std::string verdict = reference_verdict(reference) + (judgement.fails ? " x" : "");
+    const auto judged = send(encode_request(child));
+    if (!judged) return false;
+    const std::string verdict = judged->verdict + (judged->fails ? " x" : "");
     if (novel(features(Operation::kEncode, child, verdict)))
       add_to_pool(descriptions_, child, description_bytes(child));
-    if (judgement.fails && first_of_its_kind(judgement.signature)) report_encode(child, judgement);
     return true;
   }
 
-  void report_encode(const BlockDescription& input, const Judgement& found) {
-    const std::size_t budget = minimize_budget(found);
+  protocol::Request minimize(const protocol::Request& request,
+                             const std::function<bool(const protocol::Request&)>& still_fails,
+                             std::size_t budget) override {
+    if (const auto* decode = std::get_if<protocol::DecodeRequest>(&request)) {
+      const BlockPredicate same = [&](std::span<const std::uint8_t> candidate) {
+        return still_fails(decode_request(candidate));
+      };
+      return decode_request(minimize_block(decode->block, same, budget));
+    }
     const DescriptionPredicate same = [&](const BlockDescription& candidate) {
-      protocol::Outcome reference;
-      const Judgement again = try_encode(candidate, reference);
-      return again.fails && again.signature == found.signature;
+      return still_fails(encode_request(candidate));
     };
-    const BlockDescription smallest = minimize_description(input, same, budget);
-    const protocol::Outcome reference = reference_.encode(smallest);
+    return encode_request(
+        minimize_description(std::get<protocol::EncodeRequest>(request).description, same, budget));
+  }
+
+  std::string finding_id(const protocol::Request& request) override {
     Sha256 hash;
-    hash.update(protocol::tensors_to_json(smallest).dump());
-    const std::string id = "kiln-v2-fuzz-encode-" + hash.hex_digest().substr(0, 12);
-    record(Operation::kEncode, found,
-           encode_finding_case(smallest, reference, id, summary_of(found), found.adapter_rule),
-           "minimized from " + std::to_string(input.tensors.size()) + " to " +
-               std::to_string(smallest.tensors.size()) + " tensors");
+    if (const auto* decode = std::get_if<protocol::DecodeRequest>(&request)) {
+      hash.update(std::span<const std::uint8_t>(decode->block));
+      return "kiln-v2-fuzz-decode-" + hash.hex_digest().substr(0, 12);
+    }
+    hash.update(protocol::tensors_to_json(std::get<protocol::EncodeRequest>(request).description).dump());
+    return "kiln-v2-fuzz-encode-" + hash.hex_digest().substr(0, 12);
+  }
+
+  Case finding_case(const protocol::Request& request, const std::string& id, const Judgement& found) override {
+    if (const auto* decode = std::get_if<protocol::DecodeRequest>(&request))
+      return decode_finding_case(decode->block, reference_.decode(decode->block), id, summary_of(found),
+                                 found.adapter_rule);
+    const auto& description = std::get<protocol::EncodeRequest>(request).description;
+    return encode_finding_case(description, reference_.encode(description), id, summary_of(found),
+                               found.adapter_rule);
+  }
+
+  std::string size_of(const protocol::Request& request) override {
+    if (const auto* decode = std::get_if<protocol::DecodeRequest>(&request))
+      return std::to_string(decode->block.size()) + " bytes";
+    return std::to_string(std::get<protocol::EncodeRequest>(request).description.tensors.size()) + " tensors";
   }
 
   mutate::ByteMutator bytes_mutator_;
@@ -250,13 +253,58 @@ class Fuzzer final : public fuzzing::FuzzerBase {
   std::vector<BlockDescription> descriptions_;
 };
 
+// The process options of a fuzz run: the hello gets its own, longer limit, and
+// the run's adapter is restarted for as long as the budget lasts (the fuzzer
+// waits between starts), never given up on after a few.
+ProcessOptions process_options(int timeout_ms, int hello_timeout_ms) {
+  ProcessOptions process;
+  process.timeout = std::chrono::milliseconds(timeout_ms);
+  process.hello_timeout = std::chrono::milliseconds(std::max(timeout_ms, hello_timeout_ms));
+  process.max_reply_bytes = protocol::max_reply_line_bytes(kMaxFuzzInputBytes);
+  process.max_consecutive_start_failures = std::numeric_limits<int>::max();
+  return process;
+}
+
+fuzzing::DriverFactory fresh_drivers(const std::string& adapter, const ProcessOptions& process) {
+  return [adapter, process](std::chrono::milliseconds timeout) {
+    ProcessOptions fresh = process;
+    fresh.timeout = timeout;
+    std::string unused;
+    return make_driver(adapter, fresh, unused);
+  };
+}
+
+// The hello, asked a few times with a pause between: one slow or failed start
+// on a loaded machine does not make an adapter unusable.
+std::optional<protocol::Hello> usable_hello(Driver& driver, std::string& problem) {
+  for (int attempt = 1;; ++attempt) {
+    if (auto hello = driver.hello(problem)) return hello;
+    if (attempt == 3) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250 * attempt));
+  }
+}
+
+bool kiln_profile(const std::string& profile) { return profile == protocol::kProfileKilnV2; }
+
+std::unique_ptr<fuzzing::FuzzerBase> make_fuzzer(const FuzzOptions& options, Driver& driver,
+                                                 fuzzing::DriverFactory fresh, const protocol::Hello& hello,
+                                                 const CaseSet* seeds, std::ostream& out, std::ostream& err) {
+  if (!kiln_profile(options.profile))
+    return fuzzing::make_elements_fuzzer(options, driver, std::move(fresh), hello, out, err);
+  auto kiln = std::make_unique<Fuzzer>(options, driver, std::move(fresh), out, err);
+  if (seeds) kiln->seed_from(*seeds);
+  return kiln;
+}
+
 }  // namespace
 
 FuzzSummary run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
+  // hurray-elements generates its inputs: it reads no case folder.
+  if (!kiln_profile(options.profile)) return run_fuzz(options, CaseSet{}, out, err);
   const CaseSet set = load_case_set(options.cases_dir);
   if (!report_load_errors(set, err)) {
     err << "fuzz: " << set.errors.size() << " case file(s) do not load: no seeds\n";
-    return FuzzSummary{kExitUsage, 0, 0, {}};
+    return FuzzSummary{kExitUsage, 0, 0, {}, {}};
   }
   return run_fuzz(options, set, out, err);
 }
@@ -273,14 +321,14 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const CaseSet& set, std::ostrea
     summary.exit_code = kExitUsage;
     return summary;
   }
-  if (std::filesystem::exists(options.out_dir) && !std::filesystem::is_directory(options.out_dir)) {
+  std::error_code ignored;
+  if (std::filesystem::exists(std::filesystem::symlink_status(options.out_dir, ignored)) &&
+      !std::filesystem::is_directory(options.out_dir, ignored)) {
     err << "fuzz: --out " << options.out_dir.string() << " is not a directory\n";
     summary.exit_code = kExitUsage;
     return summary;
   }
-  ProcessOptions process;
-  process.timeout = std::chrono::milliseconds(options.timeout_ms);
-  process.max_reply_bytes = protocol::max_reply_line_bytes(kMaxFuzzInputBytes);
+  const ProcessOptions process = process_options(options.timeout_ms, options.hello_timeout_ms);
   std::string problem;
   auto driver = make_driver(options.adapter, process, problem);
   if (!driver) {
@@ -288,11 +336,12 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const CaseSet& set, std::ostrea
     summary.exit_code = kExitUsage;
     return summary;
   }
-  const auto hello = driver->hello(problem);
+  const auto hello = usable_hello(*driver, problem);
   if (!hello || hello->protocol != protocol::kProtocolVersion) {
-    err << "fuzz: the adapter has no usable protocol " << protocol::kProtocolVersion << " hello"
-        << (hello ? "" : " (" + protocol::printable(problem) + ")") << "\n";
-    summary.exit_code = kExitFailures;
+    err << "fuzz: the adapter is unusable: no protocol " << protocol::kProtocolVersion << " hello ("
+        << (hello ? "it speaks protocol " + std::to_string(hello->protocol) : protocol::printable(problem))
+        << "); nothing was fuzzed\n";
+    summary.exit_code = kExitAdapterUnusable;
     return summary;
   }
   std::vector<Operation> ops;
@@ -301,33 +350,135 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const CaseSet& set, std::ostrea
     if (hello->offers_op(wire) && std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
   }
   if (ops.empty() || !hello->offers_profile(options.profile)) {
-    err << "fuzz: the adapter offers none of the ops asked for with profile "
-        << protocol::printable(options.profile) << ": nothing to fuzz\n";
-    summary.exit_code = kExitFailures;
+    err << "fuzz: the adapter is unusable here: it offers none of the ops asked for with profile "
+        << protocol::printable(options.profile) << "; nothing was fuzzed\n";
+    summary.exit_code = kExitAdapterUnusable;
     return summary;
   }
   out << "adapter: " << protocol::printable(protocol::bounded_message(hello->name + " " + hello->version, 256))
       << "; seed " << options.seed << "\n";
 
-  std::unique_ptr<fuzzing::FuzzerBase> fuzzer;
-  if (options.profile == protocol::kProfileHurrayElements) {
-    fuzzer = fuzzing::make_elements_fuzzer(options, *driver, *hello, set, out, err);
-  } else {
-    auto kiln = std::make_unique<Fuzzer>(options, *driver, out, err);
-    kiln->seed_from(set);
-    fuzzer = std::move(kiln);
-  }
+  auto fuzzer = make_fuzzer(options, *driver, fresh_drivers(options.adapter, process), *hello, &set, out, err);
   const auto start = Clock::now();
   summary.inputs = fuzzer->run(ops);
   summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   summary.findings = std::move(fuzzer->findings());
+  summary.not_reproduced = std::move(fuzzer->not_reproduced());
   const double rate = summary.seconds > 0 ? summary.inputs / summary.seconds : 0;
   out << "fuzz: " << summary.inputs << " inputs in " << summary.seconds << " s ("
       << static_cast<std::uint64_t>(rate) << " inputs/s), " << summary.findings.size()
-      << " findings" << (summary.findings.empty() ? "" : " written to " + options.out_dir.string())
-      << "\n";
-  summary.exit_code = summary.findings.empty() && !fuzzer->write_failed() ? kExitOk : kExitFailures;
+      << " confirmed findings" << (summary.findings.empty() ? "" : " written to " + options.out_dir.string())
+      << ", " << summary.not_reproduced.size() << " not reproduced\n";
+  if (fuzzer->adapter_lost())
+    err << "fuzz: stopped early: " << fuzzer->adapter_lost_reason() << "\n";
+  if (!summary.findings.empty() || fuzzer->write_failed()) summary.exit_code = kExitFailures;
+  else if (fuzzer->adapter_lost()) summary.exit_code = kExitAdapterUnusable;
+  else summary.exit_code = kExitOk;
   return summary;
+}
+
+// ---- replay ----
+
+namespace {
+
+struct RequestFile {
+  std::string profile;
+  std::vector<protocol::Request> requests;
+};
+
+// The request file fuzz writes (fuzz_engine.cpp): a header line, then requests.
+std::variant<RequestFile, std::string> read_request_file(const std::filesystem::path& path) {
+  const std::string where = path.string();
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) return where + ": not a regular file";
+  const auto size = std::filesystem::file_size(path, error);
+  if (error) return where + ": " + error.message();
+  if (size > kMaxReplayFileBytes)
+    return where + ": " + std::to_string(size) + " bytes, more than the " + std::to_string(kMaxReplayFileBytes) +
+           " a request file may hold";
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) return where + ": cannot be read";
+  RequestFile file;
+  std::size_t line_number = 0;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line(text.data() + at, end - at);
+    at = end + 1;
+    ++line_number;
+    const std::string here = where + ":" + std::to_string(line_number) + ": ";
+    if (line_number == 1) {
+      auto header = protocol::parse_line(line);
+      if (!header || !header.value().is_object() || header.value().value("kiln_conformance_requests", 0) != 1 ||
+          !header.value().contains("profile") || !header.value()["profile"].is_string())
+        return here + "not a kiln-conformance request file (the first line must be its header, "
+                      "{\"kiln_conformance_requests\":1,\"profile\":...})";
+      file.profile = header.value()["profile"].get<std::string>();
+      if (file.profile != protocol::kProfileKilnV2 && file.profile != protocol::kProfileHurrayElements)
+        return here + "unknown profile " + protocol::quoted_excerpt(file.profile);
+      continue;
+    }
+    if (file.requests.size() >= kMaxReplayRequests)
+      return here + "more than " + std::to_string(kMaxReplayRequests) + " requests";
+    auto request = protocol::parse_request(line);
+    if (!request) return here + protocol::printable(request.error());
+    const auto op = protocol::op_of(request.value());
+    if (op == protocol::Op::kHello || protocol::profile_of(request.value()) != file.profile)
+      return here + "a request file holds " + file.profile + " decode and encode requests only";
+    file.requests.push_back(std::move(request.value()));
+  }
+  if (line_number == 0) return where + ": empty";
+  if (file.requests.empty()) return where + ": no requests after the header";
+  return file;
+}
+
+}  // namespace
+
+int run_replay(const ReplayOptions& options, std::ostream& out, std::ostream& err) {
+  auto read = read_request_file(options.file);
+  if (const auto* problem = std::get_if<std::string>(&read)) {
+    err << "replay: " << protocol::printable(*problem) << "\n";
+    return kExitUsage;
+  }
+  const RequestFile& file = std::get<RequestFile>(read);
+  const ProcessOptions process = process_options(options.timeout_ms, options.hello_timeout_ms);
+  std::string problem;
+  auto driver = make_driver(options.adapter, process, problem);
+  if (!driver) {
+    err << "replay: " << problem << "\n";
+    return kExitUsage;
+  }
+  const auto hello = driver->hello(problem);
+  if (!hello || hello->protocol != protocol::kProtocolVersion || !hello->offers_profile(file.profile)) {
+    err << "replay: the adapter is unusable: "
+        << (hello ? "its hello does not offer protocol " + std::to_string(protocol::kProtocolVersion) +
+                        " with profile " + file.profile
+                  : "no hello (" + protocol::printable(problem) + ")")
+        << "\n";
+    return kExitAdapterUnusable;
+  }
+  FuzzOptions fuzz;
+  fuzz.adapter = options.adapter;
+  fuzz.profile = file.profile;
+  fuzz.timeout_ms = options.timeout_ms;
+  std::ostringstream ignored;
+  auto judge = make_fuzzer(fuzz, *driver, fresh_drivers(options.adapter, process), *hello, nullptr, ignored, ignored);
+  const auto judged = judge->judge_sequence(file.requests, *driver, problem);
+  if (!judged) {
+    err << "replay: the adapter could not be started again (" << problem << ")\n";
+    return kExitAdapterUnusable;
+  }
+  out << "replay: " << file.requests.size() << " request(s) to one adapter; the last: reference "
+      << protocol::printable(judged->verdict) << ", adapter "
+      << (judged->fails ? protocol::printable(judged->answer) : std::string("agrees")) << "\n";
+  if (judged->fails) {
+    if (!judged->detail.empty()) out << "    " << protocol::printable(judged->detail) << "\n";
+    out << "REPRODUCED: " << protocol::printable(judged->signature) << "\n";
+    return kExitFailures;
+  }
+  out << "not reproduced: the last reply agrees with the reference\n";
+  return kExitOk;
 }
 
 }  // namespace kiln::conformance

@@ -127,21 +127,15 @@ std::string input_identity(Operation op, const ElementsInput& input) {
 
 class ElementsFuzzer final : public FuzzerBase {
  public:
-  ElementsFuzzer(const FuzzOptions& options, Driver& driver, const protocol::Hello& hello,
-                 std::ostream& out, std::ostream& err)
-      : FuzzerBase(options, driver, out, err), hello_(hello), tier2_(protocol::tier2_set(hello)) {}
+  ElementsFuzzer(const FuzzOptions& options, Driver& driver, DriverFactory fresh_driver,
+                 const protocol::Hello& hello, std::ostream& out, std::ostream& err)
+      : FuzzerBase(options, driver, std::move(fresh_driver), out, err),
+        hello_(hello),
+        tier2_(protocol::tier2_set(hello)) {}
 
-  // The set's hurray cases, when it has any: a head start, never a need.
-  void seed_from(const CaseSet& set) {
-    for (const Case& c : set.cases) {
-      if (!c.elements) continue;
-      const ElementsCase& body = *c.elements;
-      if (body.data && body.data->size() <= kMaxFuzzInputBytes)
-        keep(decodes_, ElementsInput{body.tag, body.shape, body.decode_mode(), *body.data, {}});
-      ElementsInput encode{body.tag, body.shape, Mode::kStrict, {}, body.elements.value_or(std::vector<std::string>{})};
-      if (body.elements && body.decode_mode() == Mode::kStrict && in_scope(encode.tag, Operation::kEncode))
-        keep(encodes_, std::move(encode));
-    }
+  Judgement judge(const protocol::Request& request, const Exchange& exchange) override {
+    const auto [op, input] = input_of(request);
+    return judge_input(op, input, exchange);
   }
 
  private:
@@ -152,12 +146,24 @@ class ElementsFuzzer final : public FuzzerBase {
     // A fresh input a quarter of the time: every class of tag and shape stays in
     // reach however the pool has grown.
     ElementsInput child = pool.empty() || below(4) == 0 ? generate(op) : mutate(pool[pick_parent(pool.size())], op);
-    std::string verdict;
-    const Judgement judgement = try_input(op, child, verdict);
-    if (novel(features(op, child, verdict + (judgement.fails ? " x" : ""))))
+    const auto judged = send(request_of(op, child));
+    if (!judged) return false;
+    if (novel(features(op, child, judged->verdict + (judged->fails ? " x" : ""))))
       add_to_pool(pool, child, input_bytes(child));
-    if (judgement.fails && first_of_its_kind(judgement.signature)) report(op, child, judgement);
     return true;
+  }
+
+  static protocol::Request request_of(Operation op, const ElementsInput& input) {
+    if (op == Operation::kDecode)
+      return protocol::ElementsDecodeRequest{"fuzz", input.tag, input.shape, input.mode, input.data};
+    return protocol::ElementsEncodeRequest{"fuzz", input.tag, input.shape, input.elements};
+  }
+
+  static std::pair<Operation, ElementsInput> input_of(const protocol::Request& request) {
+    if (const auto* decode = std::get_if<protocol::ElementsDecodeRequest>(&request))
+      return {Operation::kDecode, ElementsInput{decode->tag, decode->shape, decode->mode, decode->data, {}}};
+    const auto& encode = std::get<protocol::ElementsEncodeRequest>(request);
+    return {Operation::kEncode, ElementsInput{encode.tag, encode.shape, Mode::kStrict, {}, encode.elements}};
   }
 
   // ---- random choices ----
@@ -515,7 +521,11 @@ class ElementsFuzzer final : public FuzzerBase {
             else input.elements = pick_elements(input.tag, input.shape);
           }
           break;
-        case 3: mutate_shape(input); break;
+        case 3:
+          // The same dimensions in another order: the same N, another shape.
+          if (input.shape.size() >= 2 && chance(30)) std::shuffle(input.shape.begin(), input.shape.end(), rng_);
+          else mutate_shape(input);
+          break;
         case 4:
           if (decoding) input.mode = input.mode == Mode::kStrict ? Mode::kPermissive : Mode::kStrict;
           else mutate_elements(input);
@@ -569,12 +579,13 @@ class ElementsFuzzer final : public FuzzerBase {
 
   // ---- the oracle ----
 
-  Judgement try_input(Operation op, const ElementsInput& input, std::string& verdict) {
+  Judgement judge_input(Operation op, const ElementsInput& input, const Exchange& exchange) {
     // The case as `cases check` reads it (the reference with every Tier 2 type),
     // judged with the hello as `run` judges it: what is found is what the written
     // case fails.
     const Case expected = elements_finding_case(op, input, "hurray-fuzz", "fuzz", std::nullopt);
     bool reference_accepts = false;
+    std::string verdict;
     if (op == Operation::kDecode) {
       const auto decoded = hurray::decode(input.tag, input.shape, input.mode, input.data, tier2_);
       verdict = decode_verdict(decoded);
@@ -585,61 +596,59 @@ class ElementsFuzzer final : public FuzzerBase {
       verdict = encode_verdict(encoded);
       reference_accepts = encoded.ok();
     }
-    const protocol::Request request =
-        op == Operation::kDecode
-            ? protocol::Request(protocol::ElementsDecodeRequest{"fuzz", input.tag, input.shape, input.mode, input.data})
-            : protocol::Request(protocol::ElementsEncodeRequest{"fuzz", input.tag, input.shape, input.elements});
-    const Exchange exchange = driver_.exchange(request);
+    if (auto failed = judge_failed_exchange(op, verdict, exchange)) return std::move(*failed);
 
     Judgement judgement;
-    std::string answer;
-    if (auto failed = failed_exchange(exchange)) {
-      answer = std::move(*failed);
+    judgement.verdict = verdict;
+    CaseResult result;
+    conformance::judge(expected, op, exchange.outcome, result, &hello_);
+    if (result.status == Status::kPass) return judgement;
+    const auto& outcome = exchange.outcome;
+    if (const auto* reject = std::get_if<protocol::ElementsReject>(&outcome)) {
+      // As for kiln-v2: the cited rule names an accept case's rule, outside the key.
+      if (reject->rule) judgement.adapter_rule = cited_rule(*reject->rule);
+      judgement.answer = "rejects " + std::string(hurray::to_string(reject->error_class));
+    } else if (std::holds_alternative<protocol::ElementsAccept>(outcome)) {
+      judgement.answer = reference_accepts ? "accepts other elements" : "accepts";
+    } else if (std::holds_alternative<protocol::OpaqueAccept>(outcome)) {
+      judgement.answer = "answers opaque";
+    } else if (std::holds_alternative<protocol::ElementData>(outcome)) {
+      judgement.answer = reference_accepts ? "encodes other bytes" : "encodes";
     } else {
-      CaseResult result;
-      judge(expected, op, exchange.outcome, result, &hello_);
-      if (result.status == Status::kPass) return judgement;
-      const auto& outcome = exchange.outcome;
-      if (const auto* reject = std::get_if<protocol::ElementsReject>(&outcome)) {
-        // As for kiln-v2: the cited rule names an accept case's rule, outside the key.
-        if (reject->rule) judgement.adapter_rule = cited_rule(*reject->rule);
-        answer = "rejects " + std::string(hurray::to_string(reject->error_class));
-      } else if (std::holds_alternative<protocol::ElementsAccept>(outcome)) {
-        answer = reference_accepts ? "accepts other elements" : "accepts";
-      } else if (std::holds_alternative<protocol::OpaqueAccept>(outcome)) {
-        answer = "answers opaque";
-      } else if (std::holds_alternative<protocol::ElementData>(outcome)) {
-        answer = reference_accepts ? "encodes other bytes" : "encodes";
-      } else {
-        answer = "answers with an error";
-      }
+      judgement.answer = "answers with an error";
     }
     judgement.fails = true;
-    judgement.signature = signature(op, verdict, answer);
+    judgement.detail = protocol::printable(protocol::bounded_message(result.detail, 512));
+    judgement.signature = signature(op, verdict, judgement.answer);
     return judgement;
   }
 
-  void report(Operation op, const ElementsInput& input, const Judgement& found) {
-    const ElementsPredicate same = [&](const ElementsInput& candidate) {
-      std::string verdict;
-      const Judgement again = try_input(op, candidate, verdict);
-      return again.fails && again.signature == found.signature;
+  protocol::Request minimize(const protocol::Request& request,
+                             const std::function<bool(const protocol::Request&)>& still_fails,
+                             std::size_t budget) override {
+    const auto [op, input] = input_of(request);
+    const ElementsPredicate same = [&, op = op](const ElementsInput& candidate) {
+      return still_fails(request_of(op, candidate));
     };
-    const ElementsInput smallest = minimize_elements(input, op, same, minimize_budget(found));
-    Sha256 hash;
-    hash.update(input_identity(op, smallest));
-    const std::string id = "hurray-fuzz-" + std::string(to_string(op)) + "-" + hash.hex_digest().substr(0, 12);
-    const auto size = [op](const ElementsInput& in) {
-      return op == Operation::kDecode ? std::to_string(in.data.size()) + " bytes"
-                                      : std::to_string(in.elements.size()) + " elements";
-    };
-    record(op, found, elements_finding_case(op, smallest, id, summary_of(found), found.adapter_rule),
-           "minimized from " + size(input) + " to " + size(smallest));
+    return request_of(op, minimize_elements(input, op, same, budget));
   }
 
-  void keep(std::vector<ElementsInput>& pool, ElementsInput input) {
-    pool_bytes_ += input_bytes(input);
-    pool.push_back(std::move(input));
+  std::string finding_id(const protocol::Request& request) override {
+    const auto [op, input] = input_of(request);
+    Sha256 hash;
+    hash.update(input_identity(op, input));
+    return "hurray-fuzz-" + std::string(to_string(op)) + "-" + hash.hex_digest().substr(0, 12);
+  }
+
+  Case finding_case(const protocol::Request& request, const std::string& id, const Judgement& found) override {
+    const auto [op, input] = input_of(request);
+    return elements_finding_case(op, input, id, summary_of(found), found.adapter_rule);
+  }
+
+  std::string size_of(const protocol::Request& request) override {
+    const auto [op, input] = input_of(request);
+    return op == Operation::kDecode ? std::to_string(input.data.size()) + " bytes"
+                                    : std::to_string(input.elements.size()) + " elements";
   }
 
   const protocol::Hello& hello_;
@@ -651,11 +660,10 @@ class ElementsFuzzer final : public FuzzerBase {
 }  // namespace
 
 std::unique_ptr<FuzzerBase> make_elements_fuzzer(const FuzzOptions& options, Driver& driver,
-                                                 const protocol::Hello& hello, const CaseSet& set,
-                                                 std::ostream& out, std::ostream& err) {
-  auto fuzzer = std::make_unique<ElementsFuzzer>(options, driver, hello, out, err);
-  fuzzer->seed_from(set);
-  return fuzzer;
+                                                 DriverFactory fresh_driver,
+                                                 const protocol::Hello& hello, std::ostream& out,
+                                                 std::ostream& err) {
+  return std::make_unique<ElementsFuzzer>(options, driver, std::move(fresh_driver), hello, out, err);
 }
 
 }  // namespace kiln::conformance::fuzzing

@@ -1,22 +1,59 @@
 #include "fuzz_engine.hpp"
 
-#include <chrono>
-#include <fstream>
+#include <algorithm>
 #include <ostream>
 #include <random>
-#include <system_error>
+#include <thread>
 
 #include "kiln/conformance/fuzz_case.hpp"
+#include "kiln/conformance/safe_file.hpp"
+#include "kiln/conformance/sha256.hpp"
 
 namespace kiln::conformance::fuzzing {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using protocol::Request;
 
 std::string shell_quoted(const std::string& text) {
   std::string out = "'";
   for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
   return out + "'";
+}
+
+Operation operation_of(const Request& request) {
+  return protocol::op_of(request) == protocol::Op::kEncode ? Operation::kEncode : Operation::kDecode;
+}
+
+// About what a request costs to keep: its bytes and its text.
+std::size_t request_bytes(const Request& request) {
+  return std::visit(
+      [](const auto& message) -> std::size_t {
+        using T = std::decay_t<decltype(message)>;
+        if constexpr (std::is_same_v<T, protocol::DecodeRequest>) return message.block.size() + 64;
+        else if constexpr (std::is_same_v<T, protocol::EncodeRequest>) {
+          std::size_t total = 64;
+          for (const auto& t : message.description.tensors)
+            total += t.name.size() + t.layout.size() + t.payload.size() + 8 * t.shape.size() + 64;
+          return total;
+        } else if constexpr (std::is_same_v<T, protocol::ElementsDecodeRequest>) {
+          return message.data.size() + 8 * message.shape.size() + 64;
+        } else if constexpr (std::is_same_v<T, protocol::ElementsEncodeRequest>) {
+          std::size_t total = 8 * message.shape.size() + 64;
+          for (const auto& element : message.elements) total += element.size() + 32;
+          return total;
+        } else {
+          return 64;
+        }
+      },
+      request);
+}
+
+// What a judged exchange shows, for a not-reproduced listing.
+std::string what_it_did(const Judgement& judged) {
+  if (!judged.fails) return "agrees with the reference (" + judged.verdict + ")";
+  std::string text = "adapter " + judged.answer;
+  if (!judged.detail.empty()) text += " (" + judged.detail + ")";
+  return text;
 }
 
 }  // namespace
@@ -39,24 +76,42 @@ std::string cited_rule(const std::string& rule) {
   return protocol::printable(rule.substr(0, kMaxAdapterRuleBytes));
 }
 
-FuzzerBase::FuzzerBase(const FuzzOptions& options, Driver& driver, std::ostream& out,
-                       std::ostream& err)
+std::optional<Judgement> judge_failed_exchange(Operation op, const std::string& verdict,
+                                               const Exchange& exchange) {
+  auto failed = failed_exchange(exchange);
+  if (!failed) return std::nullopt;
+  Judgement judgement;
+  judgement.fails = true;
+  judgement.verdict = verdict;
+  judgement.answer = std::move(*failed);
+  judgement.signature = signature(op, verdict, judgement.answer);
+  judgement.detail = protocol::printable(protocol::bounded_message(exchange.detail, 512));
+  judgement.slow = exchange.kind != Exchange::Kind::kProtocol;
+  return judgement;
+}
+
+FuzzerBase::FuzzerBase(const FuzzOptions& options, Driver& driver, DriverFactory fresh_driver,
+                       std::ostream& out, std::ostream& err)
     : options_(options),
-      driver_(driver),
       out_(out),
       err_(err),
-      rng_(static_cast<mutate::Random::result_type>(options.seed % 2147483646 + 1)) {}
+      rng_(static_cast<mutate::Random::result_type>(options.seed % 2147483646 + 1)),
+      driver_(driver),
+      fresh_driver_(std::move(fresh_driver)),
+      // A stream of its own, so that repeating a request leaves the inputs of a seed as they were.
+      repeat_rng_(static_cast<mutate::Random::result_type>((options.seed ^ 0x5bd1e995u) % 2147483646 + 1)) {}
 
 std::uint64_t FuzzerBase::run(const std::vector<Operation>& ops) {
   const auto start = Clock::now();
   auto last_progress = start;
   const std::optional<double> seconds =
       options_.runs ? options_.seconds : options_.seconds.value_or(kDefaultFuzzSeconds);
+  if (seconds)
+    budget_.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*seconds));
   std::uint64_t inputs = 0;
-  while (!options_.runs || inputs < *options_.runs) {
+  while ((!options_.runs || inputs < *options_.runs) && !budget_.spent() && !adapter_lost_) {
     const auto now = Clock::now();
     const double elapsed = std::chrono::duration<double>(now - start).count();
-    if (seconds && elapsed >= *seconds) break;
     if (!options_.quiet_progress && now - last_progress >= std::chrono::seconds(1)) {
       last_progress = now;
       out_ << "fuzz: " << inputs << " inputs, " << static_cast<std::uint64_t>(inputs / elapsed)
@@ -85,42 +140,338 @@ bool FuzzerBase::novel(const std::vector<std::uint64_t>& seen) {
   return any;
 }
 
-void FuzzerBase::record(Operation op, const Judgement& found, Case test_case, const std::string& shrunk) {
-  FuzzFinding finding;
-  finding.op = op;
-  finding.signature = found.signature;
-  finding.file = options_.out_dir / (test_case.id + ".yaml");
-  // kiln-v2 is the default profile: its lines stay as they were.
-  const std::string profile = options_.profile == protocol::kProfileKilnV2
-                                  ? std::string()
-                                  : " --profile " + options_.profile;
-  const std::string replay = options_.program + " run --cases " +
-                             shell_quoted(options_.out_dir.string()) + " --filter " +
-                             test_case.id + profile + " --adapter " + shell_quoted(options_.adapter);
-  const std::string text =
-      case_yaml(test_case, {"Found by: " + options_.program + " fuzz" + profile + " --adapter " +
-                                shell_quoted(options_.adapter) + " --seed " +
-                                std::to_string(options_.seed),
-                            "Replay: " + replay});
-  std::error_code error;
-  std::filesystem::create_directories(options_.out_dir, error);
-  std::ofstream file(finding.file, std::ios::binary | std::ios::trunc);
-  file << text;
-  file.close();
-  if (error || !file) {
-    err_ << "fuzz: cannot write " << finding.file.string() << "\n";
-    write_failed_ = true;
-  } else {
-    finding.check_problems = check_case_file(finding.file);
+// ---- the run's adapter ----
+
+bool FuzzerBase::wait_before_restart(std::size_t failures) {
+  // 50 ms, doubling to 2 s: a loaded machine gets time, a dead adapter costs little.
+  const auto delay = std::chrono::milliseconds(std::min<std::int64_t>(50ll << std::min<std::size_t>(failures - 1, 6), 2000));
+  if (budget_.deadline) {
+    if (Clock::now() + delay >= *budget_.deadline) return false;
+  } else if (failures > 40) {  // --runs alone: about a minute of failed starts in a row
+    return false;
   }
-  out_ << "FINDING " << findings_.size() + 1 << ": " << protocol::printable(found.signature) << "\n"
-       << "    case:   " << finding.file.string() << " (" << shrunk << ")\n"
-       << "    replay: " << protocol::printable(replay) << "\n";
+  std::this_thread::sleep_for(delay);
+  return true;
+}
+
+std::optional<Exchange> FuzzerBase::exchange_main(const Request& request) {
+  for (std::size_t failures = 1;; ++failures) {
+    Exchange exchange = driver_.exchange(request);
+    if (!exchange.not_started) {
+      if (exchange.fresh) {
+        history_.clear();
+        history_bytes_ = 0;
+      }
+      const std::size_t size = request_bytes(request);
+      while (!history_.empty() &&
+             (history_.size() >= kMaxHistoryRequests || history_bytes_ + size > kMaxHistoryBytes)) {
+        history_bytes_ -= request_bytes(history_.front());
+        history_.erase(history_.begin());
+      }
+      history_.push_back(request);
+      history_bytes_ += size;
+      return exchange;
+    }
+    if (!wait_before_restart(failures)) {
+      adapter_lost_ = true;
+      adapter_lost_reason_ = "the adapter could not be restarted (" + std::to_string(failures) +
+                             " starts in a row failed; the last: " +
+                             protocol::printable(protocol::bounded_message(exchange.detail, 512)) + ")";
+      return std::nullopt;
+    }
+  }
+}
+
+std::optional<Judgement> FuzzerBase::send(const Request& request) {
+  auto exchange = exchange_main(request);
+  if (!exchange) return std::nullopt;
+  Judgement judged = judge(request, *exchange);
+  if (judged.fails) {
+    consider(request, judged);
+    return judged;
+  }
+  // The same request again at once: an answer that depends on the request before
+  // it (a cache, a buffer kept) shows here.
+  if (std::uniform_int_distribution<std::uint64_t>(0, kRepeatOneIn - 1)(repeat_rng_) == 0 && !budget_.spent())
+    if (auto again = exchange_main(request)) {
+      const Judgement second = judge(request, *again);
+      if (second.fails) consider(request, second);
+    }
+  return judged;
+}
+
+// ---- confirmation ----
+
+std::optional<Judgement> FuzzerBase::judge_sequence(const std::vector<Request>& requests, Driver& driver,
+                                                    std::string& problem) {
+  std::optional<Judgement> last;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const Exchange exchange = driver.exchange(requests[i]);
+    if (exchange.not_started) {
+      problem = protocol::printable(protocol::bounded_message(exchange.detail, 512));
+      return std::nullopt;
+    }
+    if (i + 1 == requests.size()) last = judge(requests[i], exchange);
+  }
+  return last;
+}
+
+FuzzerBase::Replayed FuzzerBase::replay_fresh(const std::vector<Request>& requests,
+                                              const std::string& signature) {
+  Replayed result;
+  const auto timeout = std::chrono::milliseconds(std::int64_t{options_.timeout_ms} * kConfirmTimeoutFactor);
+  std::string problem;
+  // A start that fails is tried again a few times: confirming must not hinge on one start.
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    if (attempt > 1) std::this_thread::sleep_for(std::chrono::milliseconds(100 << attempt));
+    auto driver = fresh_driver_(timeout);
+    result.calls += requests.size();
+    if (auto judged = judge_sequence(requests, *driver, problem)) {
+      result.last = std::move(*judged);
+      result.reproduced = result.last.fails && result.last.signature == signature;
+      return result;
+    }
+  }
+  result.started = false;
+  result.last.detail = problem;
+  return result;
+}
+
+void FuzzerBase::consider(const Request& request, const Judgement& found) {
+  if (confirmed_.contains(found.signature)) return;
+  std::size_t& tried = attempts_[found.signature];
+  if (tried >= kMaxConfirmAttempts) return;
+  ++tried;
+  // The requests this adapter process had before this one (the last in history).
+  std::vector<Request> before;
+  if (!history_.empty()) before.assign(history_.begin(), history_.end() - 1);
+  confirm_and_keep(request, found, std::move(before));
+}
+
+void FuzzerBase::confirm_and_keep(const Request& request, const Judgement& found,
+                                  std::vector<Request> before) {
+  const Replayed alone = replay_fresh({request}, found.signature);
+  if (alone.reproduced) {
+    confirmed_.insert(found.signature);
+    FuzzFinding finding;
+    finding.op = operation_of(request);
+    finding.signature = found.signature;
+    if (!write_case(finding, finding_case(request, finding_id(request), found), false)) return;
+    const std::size_t index = findings_.size();
+    findings_.push_back(finding);
+    report(findings_[index], "confirmed in a fresh adapter");
+
+    // Smaller, while the same disagreement persists and the budget lasts; a
+    // candidate that hangs or crashes costs a timeout or a restart, so few of them.
+    std::size_t slow_candidates = 0;
+    const auto still_fails = [&](const Request& candidate) {
+      if (budget_.spent() || slow_candidates >= kMinimizeBudgetSlow || adapter_lost_) return false;
+      const auto exchange = exchange_main(candidate);
+      if (!exchange) return false;
+      const Judgement again = judge(candidate, *exchange);
+      if (again.slow) ++slow_candidates;
+      return again.fails && again.signature == found.signature;
+    };
+    const Request smallest = minimize(request, still_fails, kMinimizeBudget);
+    if (smallest == request) return;
+    const std::string shrunk = "minimized from " + size_of(request) + " to " + size_of(smallest);
+    if (!replay_fresh({smallest}, found.signature).reproduced) {
+      out_ << "    " << shrunk << ", which did not reproduce in a fresh adapter: the case keeps the input as found\n";
+      out_.flush();
+      return;
+    }
+    FuzzFinding& kept = findings_[index];
+    if (write_case(kept, finding_case(smallest, kept.test_case.id, found), true)) {
+      out_ << "    " << shrunk << " (reproduced in a fresh adapter): " << kept.file.string() << " rewritten\n";
+      for (const auto& problem : kept.check_problems)
+        out_ << "    cases check: " << protocol::printable(problem) << "\n";
+      out_.flush();
+    }
+    return;
+  }
+  std::string replayed = "alone in a fresh adapter: " +
+                         (alone.started ? what_it_did(alone.last)
+                                        : "no fresh adapter could be started (" + alone.last.detail + ")");
+  if (alone.started && !before.empty()) {
+    if (budget_.spent()) {
+      replayed += "; the budget ended before the " + std::to_string(before.size()) +
+                  " requests before it could be replayed";
+    } else {
+      std::vector<Request> sequence = before;
+      sequence.push_back(request);
+      const Replayed after = replay_fresh(sequence, found.signature);
+      if (after.reproduced) {
+        confirmed_.insert(found.signature);
+        sequence = shortest_prefix(std::move(before), request, found.signature);
+        sequence.push_back(request);
+        keep_state_dependent(sequence, found);
+        return;
+      }
+      replayed += "; after the " + std::to_string(before.size()) + " requests before it: " +
+                  (after.started ? what_it_did(after.last) : "no fresh adapter could be started");
+    }
+  }
+  not_reproduced(found, replayed);
+}
+
+std::vector<Request> FuzzerBase::shortest_prefix(std::vector<Request> prefix, const Request& last,
+                                                 const std::string& signature) {
+  std::size_t calls = 0;
+  const auto reproduces = [&](const std::vector<Request>& candidate) {
+    if (candidate.empty() || calls >= kPrefixShrinkCalls || budget_.spent()) return false;
+    std::vector<Request> sequence = candidate;
+    sequence.push_back(last);
+    const Replayed replayed = replay_fresh(sequence, signature);
+    calls += replayed.calls;
+    return replayed.reproduced;
+  };
+  // The shortest tail first: what a reader keeps is most often from the last request or few.
+  for (std::size_t k = 1; k < prefix.size(); k *= 2) {
+    std::vector<Request> tail(prefix.end() - static_cast<std::ptrdiff_t>(k), prefix.end());
+    if (reproduces(tail)) {
+      prefix = std::move(tail);
+      break;
+    }
+  }
+  // Then runs of requests dropped, halving the run's length (delta debugging).
+  for (std::size_t run = std::max<std::size_t>(prefix.size() / 2, 1); run >= 1 && prefix.size() > 1;) {
+    bool dropped = false;
+    for (std::size_t at = 0; at < prefix.size() && prefix.size() > 1;) {
+      std::vector<Request> candidate = prefix;
+      const auto from = candidate.begin() + static_cast<std::ptrdiff_t>(at);
+      candidate.erase(from, from + static_cast<std::ptrdiff_t>(std::min(run, prefix.size() - at)));
+      if (reproduces(candidate)) {
+        prefix = std::move(candidate);
+        dropped = true;
+      } else {
+        at += run;
+      }
+    }
+    if (calls >= kPrefixShrinkCalls || budget_.spent()) break;
+    if (!dropped) {
+      if (run == 1) break;
+      run /= 2;
+    } else {
+      run = std::min(run, std::max<std::size_t>(prefix.size() / 2, 1));
+    }
+  }
+  return prefix;
+}
+
+// ---- the files ----
+
+std::string FuzzerBase::found_by() const {
+  const std::string profile =
+      options_.profile == protocol::kProfileKilnV2 ? std::string() : " --profile " + options_.profile;
+  return options_.program + " fuzz" + profile + " --adapter " + shell_quoted(options_.adapter) +
+         " --seed " + std::to_string(options_.seed) + " --timeout-ms " + std::to_string(options_.timeout_ms);
+}
+
+std::string FuzzerBase::replay_command(const FuzzFinding& finding, bool hangs) const {
+  // A hang was confirmed at the longer limit: the replay waits as long, and no longer.
+  const int timeout = hangs ? options_.timeout_ms * kConfirmTimeoutFactor : options_.timeout_ms;
+  const std::string limit = " --timeout-ms " + std::to_string(timeout);
+  if (finding.state_dependent)
+    return options_.program + " replay --adapter " + shell_quoted(options_.adapter) + limit + " " +
+           shell_quoted(finding.file.string());
+  const std::string profile =
+      options_.profile == protocol::kProfileKilnV2 ? std::string() : " --profile " + options_.profile;
+  return options_.program + " run --cases " + shell_quoted(options_.out_dir.string()) + " --filter " +
+         finding.test_case.id + profile + " --adapter " + shell_quoted(options_.adapter) + limit;
+}
+
+bool FuzzerBase::write_case(FuzzFinding& finding, const Case& test_case, bool improving) {
+  std::optional<std::string> problem;
+  if (!improving) {
+    // A name of its own: nothing already in the folder is replaced, and the id follows the name.
+    problem = make_output_dir(options_.out_dir);
+    std::string stem;
+    if (!problem) {
+      finding.file = free_name(options_.out_dir, test_case.id, ".yaml", stem);
+      if (finding.file.empty()) problem = "no free name for " + test_case.id + " in " + options_.out_dir.string();
+    }
+    finding.test_case = test_case;
+    finding.test_case.id = stem;
+  } else {
+    const std::string id = finding.test_case.id;
+    finding.test_case = test_case;
+    finding.test_case.id = id;
+  }
+  if (!problem) {
+    finding.replay = replay_command(finding, finding.signature.ends_with("hangs"));
+    const std::string text = case_yaml(
+        finding.test_case, {"Found by: " + found_by(), "Replay: " + finding.replay});
+    problem = improving ? replace_own_file(finding.file, text) : create_new_file(finding.file, text);
+  }
+  if (problem) {
+    err_ << "fuzz: the finding \"" << protocol::printable(finding.signature) << "\" was not written: "
+         << protocol::printable(*problem) << "\n";
+    err_.flush();
+    write_failed_ = true;
+    return false;
+  }
+  finding.check_problems = check_case_file(finding.file);
+  return true;
+}
+
+void FuzzerBase::report(const FuzzFinding& finding, const std::string& note) {
+  out_ << "FINDING " << findings_.size() << ": " << protocol::printable(finding.signature)
+       << (finding.state_dependent ? " (state-dependent)" : "") << "\n"
+       << "    " << (finding.state_dependent ? "requests: " : "case:   ") << finding.file.string() << " ("
+       << note << ")\n"
+       << "    replay: " << protocol::printable(finding.replay) << "\n";
   for (const auto& problem : finding.check_problems)
     out_ << "    cases check: " << protocol::printable(problem) << "\n";
   out_.flush();
-  finding.test_case = std::move(test_case);
-  findings_.push_back(std::move(finding));
+}
+
+void FuzzerBase::keep_state_dependent(const std::vector<Request>& requests, const Judgement& found) {
+  FuzzFinding finding;
+  finding.op = operation_of(requests.back());
+  finding.signature = found.signature;
+  finding.state_dependent = true;
+  finding.requests = requests.size();
+  finding.test_case = finding_case(requests.back(), finding_id(requests.back()), found);
+  std::optional<std::string> problem = make_output_dir(options_.out_dir);
+  std::string stem;
+  if (!problem) {
+    finding.file = free_name(options_.out_dir, finding.test_case.id + "-after-" + std::to_string(requests.size() - 1),
+                             ".requests.jsonl", stem);
+    if (finding.file.empty()) problem = "no free name in " + options_.out_dir.string();
+  }
+  if (!problem) {
+    finding.replay = replay_command(finding, found.signature.ends_with("hangs"));
+    // One header line that says what the file is and how to replay it, then the
+    // requests exactly as they were sent.
+    protocol::Json header;
+    header["kiln_conformance_requests"] = 1;
+    header["profile"] = options_.profile;
+    header["signature"] = found.signature;
+    header["found_by"] = found_by();
+    header["replay"] = finding.replay;
+    std::string text = header.dump() + "\n";
+    for (const Request& request : requests) text += protocol::request_to_json(request).dump() + "\n";
+    problem = create_new_file(finding.file, text);
+  }
+  if (problem) {
+    err_ << "fuzz: the finding \"" << protocol::printable(found.signature) << "\" was not written: "
+         << protocol::printable(*problem) << "\n";
+    write_failed_ = true;
+    return;
+  }
+  findings_.push_back(finding);
+  report(findings_.back(), "reproduced in a fresh adapter only after the " +
+                               std::to_string(requests.size() - 1) + " request(s) before it, kept shortened");
+}
+
+void FuzzerBase::not_reproduced(const Judgement& found, const std::string& replayed) {
+  NotReproduced listed{found.signature, "adapter " + found.answer + (found.detail.empty() ? "" : " (" + found.detail + ")"),
+                       replayed};
+  out_ << "NOT REPRODUCED: " << protocol::printable(listed.signature) << "\n"
+       << "    seen:     " << protocol::printable(listed.seen) << "\n"
+       << "    replayed: " << protocol::printable(listed.replayed) << "\n";
+  out_.flush();
+  not_reproduced_.push_back(std::move(listed));
 }
 
 }  // namespace kiln::conformance::fuzzing

@@ -1,11 +1,18 @@
 // What every profile's fuzzer of `kiln-conformance fuzz` shares (fuzz.cpp for
 // kiln-v2, fuzz_elements.cpp for hurray-elements): the budget loop, the random
-// choices, novelty, deduplication by signature, and writing each finding as a
-// case file. A profile's fuzzer supplies its inputs, oracle and minimizer.
+// choices, novelty, deduplication by signature, restarts with backoff, and a
+// finding's way from first sight to a file: confirmed in a fresh adapter (alone,
+// or after the requests that preceded it), written at once, minimized within the
+// budget and improved in place. A profile's fuzzer supplies its inputs, its
+// judge (the reference's answer against the adapter's), its minimizer and the
+// case it writes.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -22,13 +29,26 @@ namespace kiln::conformance::fuzzing {
 
 // Bounds on what a run keeps: the inputs it mutates from, the features it has
 // seen, and the adapter calls one minimization may make (a hang costs a
-// timeout each, so it gets few).
+// timeout each, a crash a restart: few of those).
 inline constexpr std::size_t kMaxPoolBytes = std::size_t{64} << 20;
 inline constexpr std::size_t kMaxPoolEntries = 100000;
 inline constexpr std::size_t kMaxFeatures = std::size_t{1} << 20;
 inline constexpr std::size_t kMinimizeBudget = 2000;
-inline constexpr std::size_t kMinimizeBudgetSlow = 8;  // crashes restart, hangs wait: few tries
+inline constexpr std::size_t kMinimizeBudgetSlow = 8;  // candidates that hang or crash
 inline constexpr std::size_t kMaxAdapterRuleBytes = 64;
+// A confirmation waits this many times --timeout-ms: a slow reply on a loaded
+// machine is not a hang.
+inline constexpr int kConfirmTimeoutFactor = 5;
+// The requests remembered since the adapter's last start, for a finding that
+// needs them (a reader that keeps state), and the adapter calls spent on
+// shortening them.
+inline constexpr std::size_t kMaxHistoryRequests = 256;
+inline constexpr std::size_t kMaxHistoryBytes = std::size_t{8} << 20;
+inline constexpr std::size_t kPrefixShrinkCalls = 4000;
+// A signature is confirmed at most this many times before it is let be.
+inline constexpr std::size_t kMaxConfirmAttempts = 3;
+// One in this many requests is sent twice in a row (a reader that keeps state).
+inline constexpr std::uint64_t kRepeatOneIn = 16;
 
 // A small integer's bit length: the bucket of a count or a length.
 inline std::uint64_t bucket(std::uint64_t value) {
@@ -40,12 +60,21 @@ inline std::uint64_t mix(std::uint64_t seed, std::uint64_t value) {
   return seed;
 }
 
-// What the adapter answered, and whether it disagrees with the reference.
+// What the reference says of an input, what the adapter answered, and whether
+// they disagree.
 struct Judgement {
   bool fails = false;
-  std::string signature;
+  std::string verdict;    // the reference's: "accepts", "rejects TYPE (TYPE-BOOL-VALUE)"
+  std::string answer;     // the adapter's, when it fails: "accepts", "crashes", ...
+  std::string signature;  // the dedup key, when it fails
   std::optional<std::string> adapter_rule;
+  std::string detail;     // what went wrong in the exchange (a crash, a hang), for evidence
+  bool slow = false;      // the exchange hung or crashed: it cost a timeout or a restart
 };
+
+inline std::string summary_of(const Judgement& found) {
+  return "found by kiln-conformance fuzz: " + found.signature;
+}
 
 // The answer of an exchange that brought no reply ("crashes", "hangs", "breaks
 // the protocol"); nothing for a reply.
@@ -54,22 +83,66 @@ std::optional<std::string> failed_exchange(const Exchange& exchange);
 std::string signature(Operation op, const std::string& reference_verdict, const std::string& answer);
 // The rule an adapter's reject cites, bounded and printable.
 std::string cited_rule(const std::string& rule);
+// The judgement of an exchange that brought no reply, or nullopt for a reply.
+std::optional<Judgement> judge_failed_exchange(Operation op, const std::string& verdict,
+                                               const Exchange& exchange);
+
+// Makes a fresh driver (a new adapter process, or instance) with this timeout.
+using DriverFactory = std::function<std::unique_ptr<Driver>(std::chrono::milliseconds timeout)>;
+
+// Either the budget's end, or none (--runs alone).
+struct Budget {
+  std::optional<Clock::time_point> deadline;
+  bool spent() const { return deadline && Clock::now() >= *deadline; }
+};
 
 class FuzzerBase {
  public:
-  FuzzerBase(const FuzzOptions& options, Driver& driver, std::ostream& out, std::ostream& err);
+  FuzzerBase(const FuzzOptions& options, Driver& driver, DriverFactory fresh_driver,
+             std::ostream& out, std::ostream& err);
   virtual ~FuzzerBase() = default;
 
   // Runs until the budget is spent; returns the number of inputs tried.
   std::uint64_t run(const std::vector<Operation>& ops);
 
+  // The requests sent in order through driver, the last one judged (replay);
+  // nullopt with problem set when the adapter could not be started.
+  std::optional<Judgement> judge_sequence(const std::vector<protocol::Request>& requests, Driver& driver,
+                                          std::string& problem);
+
   std::vector<FuzzFinding>& findings() { return findings_; }
+  std::vector<NotReproduced>& not_reproduced() { return not_reproduced_; }
   bool write_failed() const { return write_failed_; }
+  // The adapter stopped starting and stayed down until the budget ended.
+  bool adapter_lost() const { return adapter_lost_; }
+  const std::string& adapter_lost_reason() const { return adapter_lost_reason_; }
+
+  // ---- what a profile supplies ----
+
+  // The reference's verdict on the request and the adapter's exchange judged.
+  virtual Judgement judge(const protocol::Request& request, const Exchange& exchange) = 0;
 
  protected:
-  // One input of the op, tried and judged; false when none was tried.
+  // One input of the op, tried (through send) and judged; false when none was tried.
   virtual bool fuzz_decode() = 0;
   virtual bool fuzz_encode() = 0;
+  // The smallest request that still_fails holds for, within budget calls.
+  virtual protocol::Request minimize(const protocol::Request& request,
+                                     const std::function<bool(const protocol::Request&)>& still_fails,
+                                     std::size_t budget) = 0;
+  // The case a finding's request is written as, and the id it gets.
+  virtual Case finding_case(const protocol::Request& request, const std::string& id,
+                            const Judgement& found) = 0;
+  virtual std::string finding_id(const protocol::Request& request) = 0;
+  // "4608 bytes", "3 tensors": what minimization shrinks, for its report line.
+  virtual std::string size_of(const protocol::Request& request) = 0;
+
+  // ---- for the profile ----
+
+  // Sends the request through the run's adapter and judges the reply; a
+  // disagreement goes on to be confirmed, written and minimized. nullopt when
+  // the adapter could not be started before the budget ended (nothing tried).
+  std::optional<Judgement> send(const protocol::Request& request);
 
   std::size_t below(std::size_t bound);
   // Half the time one of the newest pool entries: what just opened a new
@@ -77,8 +150,6 @@ class FuzzerBase {
   std::size_t pick_parent(std::size_t pool_size);
   // Whether any feature is new (each is remembered).
   bool novel(const std::vector<std::uint64_t>& seen);
-  // The first finding of its signature: later ones are the same bug.
-  bool first_of_its_kind(const std::string& found) { return seen_.insert(found).second; }
 
   template <class T>
   void add_to_pool(std::vector<T>& pool, T item, std::size_t size) {
@@ -91,38 +162,61 @@ class FuzzerBase {
     pool.push_back(std::move(item));
   }
 
-  static bool slow(const std::string& found) {
-    return found.ends_with("crashes") || found.ends_with("hangs");
-  }
-  static std::size_t minimize_budget(const Judgement& found) {
-    return slow(found.signature) ? kMinimizeBudgetSlow : kMinimizeBudget;
-  }
-  static std::string summary_of(const Judgement& found) {
-    return "found by kiln-conformance fuzz: " + found.signature;
-  }
-
-  // Writes the finding's case to the output folder, checks it as `cases check`
-  // would, and reports it.
-  void record(Operation op, const Judgement& found, Case test_case, const std::string& shrunk);
-
   const FuzzOptions& options_;
-  Driver& driver_;
   std::ostream& out_;
   std::ostream& err_;
   mutate::Random rng_;
   std::size_t pool_bytes_ = 0;
 
  private:
+  struct Replayed {
+    bool reproduced = false;
+    bool started = true;  // false: no fresh adapter could be started
+    Judgement last;       // the last request's judgement
+    std::size_t calls = 0;
+  };
+
+  // One exchange with the run's adapter: a start that fails is retried with
+  // backoff while the budget lasts; the request joins the history.
+  std::optional<Exchange> exchange_main(const protocol::Request& request);
+  // The requests in order to a fresh adapter; the last one judged.
+  Replayed replay_fresh(const std::vector<protocol::Request>& requests, const std::string& signature);
+  void consider(const protocol::Request& request, const Judgement& found);
+  void confirm_and_keep(const protocol::Request& request, const Judgement& found,
+                        std::vector<protocol::Request> history);
+  std::vector<protocol::Request> shortest_prefix(std::vector<protocol::Request> prefix,
+                                                 const protocol::Request& last,
+                                                 const std::string& signature);
+  // The files: a case (replaced in place when improved), or a request file.
+  std::string replay_command(const FuzzFinding& finding, bool hangs) const;
+  std::string found_by() const;
+  bool write_case(FuzzFinding& finding, const Case& test_case, bool improving);
+  void report(const FuzzFinding& finding, const std::string& note);
+  void keep_state_dependent(const std::vector<protocol::Request>& requests, const Judgement& found);
+  void not_reproduced(const Judgement& found, const std::string& replayed);
+  bool wait_before_restart(std::size_t failures);
+
+  Driver& driver_;
+  DriverFactory fresh_driver_;
+  Budget budget_;
+  mutate::Random repeat_rng_;
+  std::vector<protocol::Request> history_;  // requests since the adapter's last start
+  std::size_t history_bytes_ = 0;
   std::unordered_set<std::uint64_t> features_;
-  std::set<std::string> seen_;
+  std::set<std::string> confirmed_;               // signatures with a finding
+  std::map<std::string, std::size_t> attempts_;   // confirmations tried per signature
   std::vector<FuzzFinding> findings_;
+  std::vector<NotReproduced> not_reproduced_;
   bool write_failed_ = false;
+  bool adapter_lost_ = false;
+  std::string adapter_lost_reason_;
 };
 
-// The hurray-elements fuzzer (fuzz_elements.cpp), seeded from the set's hurray
-// cases if it has any; hello's Tier 2 types decide what the reference expects.
+// The hurray-elements fuzzer (fuzz_elements.cpp), blind (no seed cases): hello's
+// Tier 2 types decide what the reference expects.
 std::unique_ptr<FuzzerBase> make_elements_fuzzer(const FuzzOptions& options, Driver& driver,
-                                                 const protocol::Hello& hello, const CaseSet& set,
-                                                 std::ostream& out, std::ostream& err);
+                                                 DriverFactory fresh_driver,
+                                                 const protocol::Hello& hello, std::ostream& out,
+                                                 std::ostream& err);
 
 }  // namespace kiln::conformance::fuzzing

@@ -98,7 +98,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> fuzz_ops;
   auto* fuzz = app.add_subcommand(
       "fuzz", "Differential fuzzing: generated and mutated inputs through an adapter and the "
-              "reference; each disagreement minimized and written as a case");
+              "reference; each disagreement confirmed in a fresh adapter, written as a case and "
+              "minimized. Exit 0: no confirmed finding; 1: confirmed findings; 2: usage or an "
+              "unusable case set; 3: the adapter is unusable (no hello, another protocol, nothing "
+              "offered, or it could not be restarted)");
   fuzz->add_option("--adapter", fuzz_options.adapter, "Adapter command, or builtin:reference")
       ->required();
   fuzz->add_option("--cases", fuzz_options.cases_dir, "Directory of case files: the seeds")
@@ -120,10 +123,31 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"decode", "encode"}));
   fuzz->add_option("--out", fuzz_options.out_dir, "Directory the findings' cases are written to")
       ->capture_default_str();
-  fuzz->add_option("--timeout-ms", fuzz_options.timeout_ms, "Per-request timeout: longer is a hang")
+  fuzz->add_option("--timeout-ms", fuzz_options.timeout_ms,
+                   "Per-request timeout: longer is a hang (confirmed at 5 times as long)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 720000));
+  fuzz->add_option("--hello-timeout-ms", fuzz_options.hello_timeout_ms,
+                   "Timeout of each start's hello (at least --timeout-ms)")
       ->capture_default_str()
       ->check(CLI::Range(1, 3600000));
   fuzz->add_flag("--no-progress", fuzz_options.quiet_progress, "Do not print progress lines");
+
+  kc::ReplayOptions replay_options;
+  auto* replay = app.add_subcommand(
+      "replay", "Send a request file (a state-dependent fuzz finding) in order to one fresh adapter "
+                "and judge the last reply against the reference. Exit 1: it disagrees (reproduced); "
+                "0: it agrees; 2: an unreadable file; 3: an unusable adapter");
+  replay->add_option("FILE", replay_options.file, "Request file (<id>.requests.jsonl, written by fuzz)")
+      ->required();
+  replay->add_option("--adapter", replay_options.adapter, "Adapter command, or builtin:reference")
+      ->required();
+  replay->add_option("--timeout-ms", replay_options.timeout_ms, "Per-request timeout")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600000));
+  replay->add_option("--hello-timeout-ms", replay_options.hello_timeout_ms, "Timeout of the hello")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600000));
 
   // `--cases DIR` may follow the action too: `cases check --cases DIR`.
   for (auto* action : {check, regen, coverage, exporter}) action->fallthrough();
@@ -152,6 +176,7 @@ int main(int argc, char** argv) {
     }
     return kc::run_fuzz(fuzz_options, std::cout, std::cerr).exit_code;
   }
+  if (*replay) return kc::run_replay(replay_options, std::cout, std::cerr);
   if (*check) return kc::cases_check(cases_dir, std::cout, std::cerr);
   if (*regen) return kc::cases_regen(cases_dir, std::cout, std::cerr);
   if (*coverage) return kc::cases_coverage(cases_dir, std::cout, std::cerr);

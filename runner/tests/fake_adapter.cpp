@@ -22,11 +22,20 @@
 //   --reject-everything      answer every decode and encode with a FRAME reject
 //   --hostile-text           reject everything with markup, script and control characters in
 //                            the hello name and messages, and invalid UTF-8 on stderr (kHostileText)
-//   --count-starts FILE      append one line to FILE per process start
+//   --count-starts FILE      append one line to FILE per process start; the flags below that
+//                            name a start count them there (the first start is 1)
+//   --crash-in-start K       abort() at the first decode or encode request of start K
+//   --fail-starts A-B        starts A to B exit at their first request line, without replying
+//   --stall-in-start K MS    sleep MS ms before answering the first decode or encode of start K
+//   --slow-hello MS          sleep MS ms before answering the hello
+//   --reject-repeats         a request line identical to the one before it gets a FRAME reject
+//                            (a reader that takes the repeat for a buffer it already consumed)
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -47,6 +56,12 @@ struct Flags {
   bool no_encode = false;
   bool reject_everything = false;
   bool hostile_text = false;
+  bool reject_repeats = false;
+  long start = 0;  // this process's start number (--count-starts)
+  long crash_in_start = -1;
+  long fail_first = 0, fail_last = -1;
+  long stall_in_start = -1, stall_ms = 0;
+  long slow_hello_ms = 0;
 };
 
 // What an adapter could say to break a report: markup that runs script if a
@@ -117,7 +132,21 @@ int main(int argc, char** argv) {
     else if (arg == "--no-encode") flags.no_encode = true;
     else if (arg == "--reject-everything") flags.reject_everything = true;
     else if (arg == "--hostile-text") flags.hostile_text = flags.reject_everything = true;
-    else if (arg == "--count-starts" && i + 1 < argc) std::ofstream(argv[++i], std::ios::app) << "start\n";
+    else if (arg == "--reject-repeats") flags.reject_repeats = true;
+    else if (arg == "--count-starts" && i + 1 < argc) {
+      const char* file = argv[++i];
+      std::ofstream(file, std::ios::app) << "start\n";
+      std::ifstream counted(file);
+      for (std::string line; std::getline(counted, line);) ++flags.start;
+    } else if (arg == "--crash-in-start" && i + 1 < argc) flags.crash_in_start = std::atol(argv[++i]);
+    else if (arg == "--fail-starts" && i + 1 < argc) {
+      const std::string range = argv[++i];
+      flags.fail_first = std::atol(range.c_str());
+      flags.fail_last = std::atol(range.substr(range.find('-') + 1).c_str());
+    } else if (arg == "--stall-in-start" && i + 2 < argc) {
+      flags.stall_in_start = std::atol(argv[++i]);
+      flags.stall_ms = std::atol(argv[++i]);
+    } else if (arg == "--slow-hello" && i + 1 < argc) flags.slow_hello_ms = std::atol(argv[++i]);
     else if (arg.rfind("--", 0) == 0 && arg.size() > 6 && arg.substr(arg.size() - 3) == "-on" && i + 1 < argc)
       flags.on_case.emplace(arg.substr(2, arg.size() - 5), argv[++i]);
     else {
@@ -129,8 +158,22 @@ int main(int argc, char** argv) {
   FakeAdapter adapter(flags);
   const kp::Hello offered = adapter.hello();
 
+  const bool failing_start = flags.start >= flags.fail_first && flags.start <= flags.fail_last;
+  bool first_request = true;
+  std::string previous_line;
   for (std::string line; std::getline(std::cin, line);) {
-    if (flags.exit_at_hello) return 0;
+    if (flags.exit_at_hello || failing_start) return 0;
+    const bool is_hello = line.find("\"hello\"") != std::string::npos && line.find("\"protocol\"") != std::string::npos;
+    if (is_hello && flags.slow_hello_ms > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(flags.slow_hello_ms));
+    if (!is_hello && first_request) {
+      first_request = false;
+      if (flags.start == flags.crash_in_start) std::abort();
+      if (flags.start == flags.stall_in_start)
+        std::this_thread::sleep_for(std::chrono::milliseconds(flags.stall_ms));
+    }
+    const bool repeated = !is_hello && line == previous_line;
+    previous_line = line;
     std::string case_id;
     if (auto json = kp::parse_line(line); json && json.value().contains("case") &&
                                           json.value()["case"].is_string())
@@ -147,6 +190,13 @@ int main(int argc, char** argv) {
     if (misbehaves(flags, "hang", case_id)) sleep_forever();
     if (misbehaves(flags, "garbage", case_id)) {
       write_stdout("this is not JSON {\n");
+      continue;
+    }
+    if (flags.reject_repeats && repeated) {
+      auto request = kp::parse_request(line);
+      const bool hurray = request && kp::profile_of(request.value()) == kp::kProfileHurrayElements;
+      write_stdout(hurray ? R"({"result":"reject","class":"DATA","message":"a repeat read as consumed"})" "\n"
+                          : R"({"result":"reject","class":"FRAME","message":"a repeat read as consumed"})" "\n");
       continue;
     }
     const std::string reply = kp::answer(adapter, offered, line);

@@ -20,7 +20,9 @@ namespace kiln::conformance {
 // 1: checks failed, or a file could not be written;
 // 2: the input is unusable: a bad argument, no case files, a file that does not
 //    load, or (regen) a file it cannot rewrite safely. Nothing is written then.
-enum ExitCode : int { kExitOk = 0, kExitFailures = 1, kExitUsage = 2 };
+// 3: (fuzz, replay) the adapter is unusable: no hello, another protocol, or
+//    nothing offered that was asked for. Nothing was judged.
+enum ExitCode : int { kExitOk = 0, kExitFailures = 1, kExitUsage = 2, kExitAdapterUnusable = 3 };
 
 // The text of a case file with its generated keys (ops, block) replaced where
 // they stand, or appended when absent; every other line is kept byte for byte

@@ -19,6 +19,12 @@ struct Exchange {
   protocol::Outcome outcome;  // with kReply
   std::string detail;         // with the others: what happened
   std::string adapter_stderr; // what the adapter wrote to stderr meanwhile
+  // The request never reached an adapter: it could not be (re)started, its
+  // hello failed. Says nothing of this request, only of the adapter's start.
+  bool not_started = false;
+  // The request was the first one its adapter process (or instance) was sent:
+  // no earlier request could have left state behind in it.
+  bool fresh = false;
 };
 
 class Driver {
@@ -33,6 +39,8 @@ struct ProcessOptions {
   std::string command;
   bool one_shot = false;
   std::chrono::milliseconds timeout{10000};
+  // The hello's own limit (zero: timeout): a start on a loaded machine may be slow.
+  std::chrono::milliseconds hello_timeout{0};
   std::size_t max_reply_bytes = 64u << 20;
   int max_consecutive_start_failures = 3;
 };

@@ -4,10 +4,16 @@
 // fuzz/mutate/ (structure-aware and byte-wise). Profile hurray-elements: inputs
 // are generated over (tag, shape, mode, data) and (tag, shape, elements) and grow
 // from what they find, no case needed (runner/src/fuzz_elements.cpp), judged by
-// kiln::hurray with the Tier 2 types the hello claims. Each disagreement (accept
-// vs reject, the class, the tensors or elements, the encoded bytes, or a crash,
-// hang or malformed reply) is minimized, deduplicated and written as a
-// ready-to-commit golden case (fuzz_case.hpp).
+// kiln::hurray with the Tier 2 types the hello claims.
+//
+// A disagreement (accept vs reject, the class, the tensors or elements, the
+// encoded bytes, or a crash, hang or malformed reply) counts only once it
+// reproduces in a fresh adapter, judged against the reference again: alone
+// (then it is written as a ready-to-commit golden case at once, minimized, and
+// the case improved in place when the smaller input reproduces too), or after
+// the requests that preceded it (state-dependent: the shortest such sequence is
+// written as a request file for `kiln-conformance replay`). What does not
+// reproduce is listed as not reproduced, with its evidence, and fails nothing.
 #pragma once
 
 #include <cstdint>
@@ -39,34 +45,70 @@ struct FuzzOptions {
   std::vector<Operation> ops{Operation::kDecode, Operation::kEncode};
   std::filesystem::path out_dir = "fuzz-findings";
   int timeout_ms = 2000;
+  // The hello's own limit, for every start (at least timeout_ms): a start on a
+  // loaded machine is slow, and a missed hello is not a finding.
+  int hello_timeout_ms = 10000;
   bool quiet_progress = false;
   std::string program = "kiln-conformance";  // for replay commands
 };
 
-// One disagreement, minimized, as the case written for it.
+// One confirmed disagreement, as the file written for it.
 struct FuzzFinding {
   Operation op = Operation::kDecode;
   // The dedup key: the op, the reference's verdict (its rule, or accept) and the
   // adapter's answer (accept, its class, a different block, a crash...).
   std::string signature;
-  Case test_case;
-  std::filesystem::path file;
+  Case test_case;  // state-dependent: the case of the last request
+  std::filesystem::path file;  // the case, or the request file of a state-dependent finding
+  // Reproduced only after the requests before it, in one fresh adapter: file is
+  // a request file (JSON Lines) of `requests` requests for `kiln-conformance replay`.
+  bool state_dependent = false;
+  std::size_t requests = 1;
+  std::string replay;  // the command that replays it
   // What `cases check` would say of the written case (empty: it passes).
   std::vector<std::string> check_problems;
 };
 
+// A disagreement seen once that a fresh adapter did not repeat: no finding.
+struct NotReproduced {
+  std::string signature;
+  std::string seen;      // what the adapter did the first time
+  std::string replayed;  // what the fresh adapter(s) did instead
+};
+
 struct FuzzSummary {
-  int exit_code = 0;  // ExitCode: 0 nothing found, 1 findings (or no usable adapter), 2 usage
+  // ExitCode: 0 no confirmed finding, 1 confirmed findings (or one could not be
+  // written), 2 usage or an unusable case set, 3 the adapter is unusable.
+  int exit_code = 0;
   std::uint64_t inputs = 0;
   double seconds = 0;
   std::vector<FuzzFinding> findings;
+  std::vector<NotReproduced> not_reproduced;
 };
 
-// Loads options.cases_dir (an unusable case set exits 2) and fuzzes. Progress
-// lines and findings go to out, problems to err.
+// Loads options.cases_dir for kiln-v2's seeds (an unusable case set exits 2;
+// hurray-elements reads no case folder) and fuzzes. Progress lines and findings
+// go to out, problems to err.
 FuzzSummary run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err);
-// The same from a case set already loaded.
+// The same from a case set already loaded (kiln-v2's seeds; unused by hurray-elements).
 FuzzSummary run_fuzz(const FuzzOptions& options, const CaseSet& set, std::ostream& out,
                      std::ostream& err);
+
+// `kiln-conformance replay FILE`: the requests of a request file (written by
+// fuzz for a state-dependent finding) sent in order to one fresh adapter; the
+// last reply is judged against the reference. Exit 1 when it disagrees (the
+// finding reproduces), 0 when it agrees, 2 for an unreadable file, 3 for an
+// unusable adapter.
+struct ReplayOptions {
+  std::string adapter;
+  std::filesystem::path file;
+  int timeout_ms = 10000;
+  int hello_timeout_ms = 10000;
+};
+int run_replay(const ReplayOptions& options, std::ostream& out, std::ostream& err);
+
+// The request file's bounds: what replay reads, and what fuzz may write.
+inline constexpr std::size_t kMaxReplayRequests = 4096;
+inline constexpr std::size_t kMaxReplayFileBytes = std::size_t{64} << 20;
 
 }  // namespace kiln::conformance
