@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <sstream>
 
 #include "kiln/adapter.hpp"
@@ -133,6 +134,217 @@ TEST(Fuzz, UsageErrorsExit2) {
   auto unknown = options_for(KILN_REFERENCE_ADAPTER, scratch / "out");
   unknown.profile = "kiln-v3";
   EXPECT_EQ(run_fuzz(unknown, seeds(), out, err).exit_code, kExitUsage);
+}
+
+// ---- findings you can trust: confirmed, bounded, kept ----
+
+std::string fake(const std::string& flags) { return std::string("'") + KILN_FAKE_ADAPTER + "' " + flags; }
+
+std::size_t lines_in(const std::filesystem::path& file) {
+  const std::string text = testing::read_text(file);
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// Crashes once, then fails its next three starts: the crash does not reproduce
+// (no fresh adapter starts, then one does and answers), so nothing is a finding,
+// and the run goes on to its last input.
+TEST(FuzzTrust, ACrashOnceThenFailedStartsIsNotAFinding) {
+  ScratchDir scratch;
+  const auto starts = scratch / "starts";
+  auto options = options_for(fake("--count-starts '" + starts.string() + "' --crash-in-start 1 --fail-starts 2-4"),
+                             scratch / "findings");
+  options.runs = 300;
+  std::ostringstream out, err;
+  const auto summary = run_fuzz(options, seeds(), out, err);
+  EXPECT_EQ(summary.exit_code, kExitOk) << out.str() << err.str();
+  EXPECT_TRUE(summary.findings.empty()) << out.str();
+  EXPECT_EQ(summary.inputs, 300u);
+  ASSERT_EQ(summary.not_reproduced.size(), 1u) << out.str();
+  EXPECT_TRUE(summary.not_reproduced[0].signature.ends_with("adapter crashes"));
+  EXPECT_NE(summary.not_reproduced[0].replayed.find("fresh adapter"), std::string::npos);
+  EXPECT_NE(out.str().find("NOT REPRODUCED: "), std::string::npos) << out.str();
+  EXPECT_FALSE(std::filesystem::exists(scratch / "findings"));
+}
+
+// More failed starts in a row than any fixed count: each restart is retried
+// with backoff, never given up on, and every input is still sent.
+TEST(FuzzTrust, StartFailuresAreRetriedWithBackoffNotGivenUp) {
+  ScratchDir scratch;
+  const auto starts = scratch / "starts";
+  auto options = options_for(fake("--count-starts '" + starts.string() + "' --crash-in-start 1 --fail-starts 2-9"),
+                             scratch / "findings");
+  options.runs = 200;
+  std::ostringstream out, err;
+  const auto summary = run_fuzz(options, seeds(), out, err);
+  EXPECT_EQ(summary.exit_code, kExitOk) << out.str() << err.str();
+  EXPECT_TRUE(summary.findings.empty()) << out.str();
+  EXPECT_EQ(summary.inputs, 200u);
+  EXPECT_EQ(lines_in(starts), 10u);  // the first, eight failures, one that worked
+}
+
+// An adapter that never starts again after a crash is unusable, not a finding.
+TEST(FuzzTrust, AnAdapterThatCannotBeRestartedIsUnusable) {
+  ScratchDir scratch;
+  const auto starts = scratch / "starts";
+  auto options = options_for(fake("--count-starts '" + starts.string() + "' --crash-in-start 1 --fail-starts 2-100000"),
+                             scratch / "findings");
+  options.runs.reset();
+  options.seconds = 2;
+  std::ostringstream out, err;
+  const auto summary = run_fuzz(options, seeds(), out, err);
+  EXPECT_EQ(summary.exit_code, kExitAdapterUnusable) << out.str() << err.str();
+  EXPECT_TRUE(summary.findings.empty()) << out.str();
+  EXPECT_NE(err.str().find("could not be restarted"), std::string::npos) << err.str();
+}
+
+// One slow reply on a loaded machine: a fresh adapter answers it in time, so it is no hang.
+TEST(FuzzTrust, AOneOffStallIsNotAHang) {
+  ScratchDir scratch;
+  const auto starts = scratch / "starts";
+  auto options = options_for(fake("--count-starts '" + starts.string() + "' --stall-in-start 1 1500"),
+                             scratch / "findings");
+  options.runs = 200;
+  options.timeout_ms = 300;
+  std::ostringstream out, err;
+  const auto summary = run_fuzz(options, seeds(), out, err);
+  EXPECT_EQ(summary.exit_code, kExitOk) << out.str() << err.str();
+  EXPECT_TRUE(summary.findings.empty()) << out.str();
+  ASSERT_EQ(summary.not_reproduced.size(), 1u) << out.str();
+  EXPECT_TRUE(summary.not_reproduced[0].signature.ends_with("adapter hangs"));
+  EXPECT_NE(summary.not_reproduced[0].replayed.find("agrees with the reference"), std::string::npos)
+      << summary.not_reproduced[0].replayed;
+}
+
+// A bug that needs the request before it (the same request twice in a row):
+// each finding is the shortest sequence that reproduces in a fresh adapter,
+// written as a request file that `replay` reproduces, and the reference passes.
+TEST(FuzzTrust, AStateDependentBugIsKeptAsARequestFileThatReplays) {
+  ScratchDir scratch;
+  auto options = options_for(fake("--reject-repeats"), scratch / "findings");
+  options.runs = 1500;
+  std::ostringstream out, err;
+  const auto summary = run_fuzz(options, seeds(), out, err);
+  EXPECT_EQ(summary.exit_code, kExitFailures) << out.str() << err.str();
+  ASSERT_FALSE(summary.findings.empty()) << out.str();
+  for (const auto& finding : summary.findings) {
+    EXPECT_TRUE(finding.state_dependent) << finding.signature;
+    EXPECT_EQ(finding.requests, 2u) << finding.file;
+    EXPECT_TRUE(finding.file.string().ends_with(".requests.jsonl")) << finding.file;
+    EXPECT_EQ(lines_in(finding.file), 3u);  // the header and two requests
+    EXPECT_NE(finding.replay.find(" replay --adapter "), std::string::npos) << finding.replay;
+  }
+  const auto file = summary.findings.front().file;
+  ReplayOptions replay;
+  replay.file = file;
+  replay.adapter = fake("--reject-repeats");
+  std::ostringstream replay_out, replay_err;
+  EXPECT_EQ(run_replay(replay, replay_out, replay_err), kExitFailures) << replay_out.str() << replay_err.str();
+  EXPECT_NE(replay_out.str().find("REPRODUCED: " + summary.findings.front().signature), std::string::npos)
+      << replay_out.str();
+  replay.adapter = KILN_REFERENCE_ADAPTER;
+  EXPECT_EQ(run_replay(replay, replay_out, replay_err), kExitOk) << replay_out.str() << replay_err.str();
+  replay.adapter = fake("--exit-at-hello");
+  EXPECT_EQ(run_replay(replay, replay_out, replay_err), kExitAdapterUnusable);
+}
+
+TEST(Replay, RefusesWhatIsNotARequestFile) {
+  ScratchDir scratch;
+  ReplayOptions replay;
+  replay.adapter = KILN_REFERENCE_ADAPTER;
+  std::ostringstream out, err;
+  for (const std::string& text :
+       {std::string(""), std::string("{\"op\":\"decode\",\"block\":\"00\"}\n"),
+        std::string("{\"kiln_conformance_requests\":1,\"profile\":\"kiln-v2\"}\n"),
+        std::string("{\"kiln_conformance_requests\":1,\"profile\":\"kiln-v2\"}\n{\"op\":\"hello\",\"protocol\":1}\n"),
+        std::string("{\"kiln_conformance_requests\":1,\"profile\":\"kiln-v2\"}\nnot json\n")}) {
+    testing::write_text(scratch / "requests.jsonl", text);
+    replay.file = scratch / "requests.jsonl";
+    EXPECT_EQ(run_replay(replay, out, err), kExitUsage) << text;
+  }
+  replay.file = scratch / "missing.jsonl";
+  EXPECT_EQ(run_replay(replay, out, err), kExitUsage);
+  EXPECT_NE(err.str().find("requests.jsonl:2: "), std::string::npos) << err.str();
+}
+
+// Every candidate hangs: --seconds bounds the whole run, minimization and
+// confirmation included (one confirmation may run past it, at five timeouts),
+// and the replay command waits as long as the confirmation did.
+TEST(FuzzTrust, HangingCandidatesStayWithinTheBudget) {
+  ScratchDir scratch;
+  auto options = options_for(fake("--hang-on fuzz"), scratch / "findings");
+  options.runs.reset();
+  options.seconds = 1;
+  options.timeout_ms = 200;
+  std::ostringstream out, err;
+  const auto start = std::chrono::steady_clock::now();
+  const auto summary = run_fuzz(options, seeds(), out, err);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 1 + 5 * 0.2 + 3) << out.str();  // the budget, one confirmation, starts
+  EXPECT_EQ(summary.exit_code, kExitFailures) << out.str() << err.str();
+  ASSERT_EQ(summary.findings.size(), 1u) << out.str();
+  EXPECT_TRUE(summary.findings[0].signature.ends_with("adapter hangs"));
+  EXPECT_NE(summary.findings[0].replay.find("--timeout-ms 1000"), std::string::npos) << summary.findings[0].replay;
+  EXPECT_NE(testing::read_text(summary.findings[0].file).find("--timeout-ms 1000"), std::string::npos);
+}
+
+// A hello slower than the request timeout: the hello has its own limit.
+TEST(FuzzTrust, ASlowHelloIsWaitedFor) {
+  ScratchDir scratch;
+  auto options = options_for(fake("--slow-hello 1200"), scratch / "findings");
+  options.runs = 100;
+  options.timeout_ms = 300;
+  std::ostringstream out, err;
+  const auto summary = run_fuzz(options, seeds(), out, err);
+  EXPECT_EQ(summary.exit_code, kExitOk) << out.str() << err.str();
+  EXPECT_EQ(summary.inputs, 100u);
+}
+
+TEST(FuzzTrust, AnAdapterWithoutAUsableHelloExits3) {
+  ScratchDir scratch;
+  std::ostringstream out, err;
+  EXPECT_EQ(run_fuzz(options_for(fake("--exit-at-hello"), scratch / "findings"), seeds(), out, err).exit_code,
+            kExitAdapterUnusable);
+  EXPECT_NE(err.str().find("unusable"), std::string::npos) << err.str();
+  auto encode_only = options_for(fake("--no-encode"), scratch / "findings");
+  encode_only.ops = {Operation::kEncode};
+  EXPECT_EQ(run_fuzz(encode_only, seeds(), out, err).exit_code, kExitAdapterUnusable);
+  EXPECT_FALSE(std::filesystem::exists(scratch / "findings"));
+}
+
+// A symlink planted at a finding's predictable name is neither followed nor
+// replaced: the finding takes the next free name (and id), and its case loads.
+TEST(FuzzTrust, APlantedSymlinkIsNeitherFollowedNorReplaced) {
+  ScratchDir scratch;
+  auto options = options_for(fake("--crash-on fuzz"), scratch / "first");
+  options.runs = 1;
+  options.ops = {Operation::kDecode};
+  std::ostringstream out, err;
+  const auto first = run_fuzz(options, seeds(), out, err);
+  ASSERT_EQ(first.findings.size(), 1u) << out.str() << err.str();
+  const auto name = first.findings[0].file.filename();
+
+  std::filesystem::create_directories(scratch / "second");
+  testing::write_text(scratch / "victim", "precious\n");
+  std::filesystem::create_symlink(scratch / "victim", scratch / "second" / name);
+  options.out_dir = scratch / "second";
+  const auto second = run_fuzz(options, seeds(), out, err);
+  ASSERT_EQ(second.findings.size(), 1u) << out.str() << err.str();
+  EXPECT_EQ(testing::read_text(scratch / "victim"), "precious\n");
+  EXPECT_TRUE(std::filesystem::is_symlink(scratch / "second" / name));
+  EXPECT_NE(second.findings[0].file.filename(), name);
+  EXPECT_EQ(second.findings[0].file.stem().string(), second.findings[0].test_case.id);
+  EXPECT_TRUE(second.findings[0].check_problems.empty()) << second.findings[0].check_problems.front();
+}
+
+// hurray-elements generates its inputs: no case folder is read, even a missing one.
+TEST(FuzzTrust, HurrayElementsReadsNoCaseFolder) {
+  ScratchDir scratch;
+  auto options = options_for(KILN_REFERENCE_ADAPTER, scratch / "findings");
+  options.profile = std::string(protocol::kProfileHurrayElements);
+  options.cases_dir = scratch / "no-such-folder";
+  options.runs = 200;
+  std::ostringstream out, err;
+  EXPECT_EQ(run_fuzz(options, out, err).exit_code, kExitOk) << out.str() << err.str();
 }
 
 TEST(FuzzMinimize, ShrinksADescriptionToWhatTheFailureNeeds) {
