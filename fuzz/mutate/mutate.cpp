@@ -199,6 +199,48 @@ void mutate_tensor(TensorDescription& tensor, const BlockDescription& block, Ran
   }
 }
 
+// A name no tensor of the block has: base with a numbered suffix.
+std::string fresh_name(const BlockDescription& block, const std::string& base) {
+  for (std::size_t n = block.tensors.size();; ++n) {
+    std::string name = base + "~" + std::to_string(n);
+    if (std::none_of(block.tensors.begin(), block.tensors.end(),
+                     [&](const TensorDescription& t) { return t.name == name; }))
+      return name;
+  }
+}
+
+// One to three copies of one tensor, payload and all, each under a fresh name:
+// identical tensors repeated, beside the original or anywhere. Readers that
+// share payloads, dedupe by content or index by anything but the name meet
+// them in real files.
+void clone_tensor(BlockDescription& block, Random& rng) {
+  auto& tensors = block.tensors;
+  const std::size_t original = below(rng, tensors.size());
+  const TensorDescription model = tensors[original];
+  const std::size_t copies = 1 + below(rng, 3);
+  const bool beside = below(rng, 2) == 0;
+  for (std::size_t i = 0; i < copies && tensors.size() < kMaxGrownTensors; ++i) {
+    TensorDescription copy = model;
+    copy.name = fresh_name(block, model.name);
+    const std::size_t at = beside ? original + 1 + i : below(rng, tensors.size() + 1);
+    tensors.insert(tensors.begin() + at, std::move(copy));
+  }
+}
+
+// Two distinct tensors trade places (a lone tensor is cloned instead, so the
+// step always changes the block).
+void swap_two(BlockDescription& block, Random& rng) {
+  auto& tensors = block.tensors;
+  if (tensors.size() < 2) {
+    clone_tensor(block, rng);
+    return;
+  }
+  const std::size_t first = below(rng, tensors.size());
+  std::size_t second = below(rng, tensors.size() - 1);
+  if (second >= first) ++second;
+  std::swap(tensors[first], tensors[second]);
+}
+
 // Copies of one tensor, renamed apart, until the count reaches an edge value.
 void grow_to_edge_count(BlockDescription& block, Random& rng) {
   const std::size_t target = std::min(pick(rng, kEdgeCounts), kMaxGrownTensors);
@@ -215,7 +257,7 @@ void grow_to_edge_count(BlockDescription& block, Random& rng) {
 void mutate_description_once(BlockDescription& block, Random& rng, std::size_t max_size,
                              const ByteMutator& bytes) {
   auto& tensors = block.tensors;
-  switch (tensors.empty() ? 0 : below(rng, 9)) {
+  switch (tensors.empty() ? 0 : below(rng, 10)) {
     case 0:
       tensors.insert(tensors.begin() + below(rng, tensors.size() + 1),
                      tensors.empty() || below(rng, 2) ? fresh_tensor(block)
@@ -225,10 +267,13 @@ void mutate_description_once(BlockDescription& block, Random& rng, std::size_t m
       tensors.erase(tensors.begin() + below(rng, tensors.size()));
       break;
     case 2:
-      std::swap(tensors[below(rng, tensors.size())], tensors[below(rng, tensors.size())]);
+      swap_two(block, rng);
       break;
     case 3:
       grow_to_edge_count(block, rng);
+      break;
+    case 4:
+      clone_tensor(block, rng);
       break;
     default: {
       const std::size_t i = below(rng, tensors.size());
@@ -240,14 +285,105 @@ void mutate_description_once(BlockDescription& block, Random& rng, std::size_t m
   }
 }
 
+constexpr std::array<std::uint8_t, 3> kUtf8Bom{0xef, 0xbb, 0xbf};
+constexpr std::size_t kMaxTailBytes = 16;
+
+static_assert(static_cast<std::size_t>(TextDamage::kStripTrailingLf) + 1 == kTextDamageKinds,
+              "kTextDamageKinds counts every TextDamage");
+
+std::size_t room_left(const Bytes& bytes, std::size_t max_size) {
+  return max_size > bytes.size() ? max_size - bytes.size() : 0;
+}
+
+// A mark (a line end, a BOM) is appended whole or not at all.
+void append_whole(Bytes& bytes, std::span<const std::uint8_t> mark, std::size_t max_size) {
+  if (mark.size() <= room_left(bytes, max_size)) bytes.insert(bytes.end(), mark.begin(), mark.end());
+}
+
+// 1 to 16 bytes after the end, as many as fit: zero padding, newlines, noise,
+// or the start of the block again (a second block, or a copy that ran on).
+void append_tail(Bytes& bytes, Random& rng, std::size_t max_size) {
+  const std::size_t count = std::min(1 + below(rng, kMaxTailBytes), room_left(bytes, max_size));
+  const std::size_t fill = below(rng, 4);
+  const std::size_t old_size = bytes.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    switch (fill) {
+      case 0: bytes.push_back(0x00); break;
+      case 1: bytes.push_back(0x0a); break;
+      case 2: bytes.push_back(static_cast<std::uint8_t>(rng())); break;
+      default: bytes.push_back(old_size > 0 ? bytes[i % old_size] : 0x00); break;
+    }
+  }
+}
+
 }  // namespace
+
+void damage_as_text(Bytes& bytes, TextDamage kind, Random& rng, std::size_t max_size) {
+  static constexpr std::uint8_t kLf[] = {0x0a};
+  static constexpr std::uint8_t kCrLf[] = {0x0d, 0x0a};
+  static constexpr std::uint8_t kDosEof[] = {0x1a};
+  switch (kind) {
+    case TextDamage::kAppendBytes:
+      append_tail(bytes, rng, max_size);
+      break;
+    case TextDamage::kCutEnd:
+      if (bytes.size() >= 2)
+        bytes.resize(bytes.size() - 1 - below(rng, std::min(bytes.size() - 1, kMaxTailBytes)));
+      break;
+    case TextDamage::kAppendLf:
+      append_whole(bytes, kLf, max_size);
+      break;
+    case TextDamage::kAppendCrLf:
+      append_whole(bytes, kCrLf, max_size);
+      break;
+    case TextDamage::kAppendDosEof:
+      append_whole(bytes, kDosEof, max_size);
+      break;
+    case TextDamage::kPrependBom:
+      if (kUtf8Bom.size() <= room_left(bytes, max_size))
+        bytes.insert(bytes.begin(), kUtf8Bom.begin(), kUtf8Bom.end());
+      break;
+    case TextDamage::kAppendBom:
+      append_whole(bytes, kUtf8Bom, max_size);
+      break;
+    case TextDamage::kLfToCrLf: {
+      // All or nothing: a half-translated block is no text-mode write.
+      const auto lines = static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), 0x0a));
+      if (lines == 0 || lines > room_left(bytes, max_size)) break;
+      Bytes translated;
+      translated.reserve(bytes.size() + lines);
+      for (std::uint8_t byte : bytes) {
+        if (byte == 0x0a) translated.push_back(0x0d);
+        translated.push_back(byte);
+      }
+      bytes = std::move(translated);
+      break;
+    }
+    case TextDamage::kCrLfToLf: {
+      Bytes translated;
+      translated.reserve(bytes.size());
+      for (std::size_t i = 0; i < bytes.size(); ++i)
+        if (!(bytes[i] == 0x0d && i + 1 < bytes.size() && bytes[i + 1] == 0x0a))
+          translated.push_back(bytes[i]);
+      bytes = std::move(translated);
+      break;
+    }
+    case TextDamage::kStripTrailingLf:
+      if (!bytes.empty() && bytes.back() == 0x0a) bytes.pop_back();
+      break;
+  }
+}
+
+void damage_as_text(Bytes& bytes, Random& rng, std::size_t max_size) {
+  damage_as_text(bytes, static_cast<TextDamage>(below(rng, kTextDamageKinds)), rng, max_size);
+}
 
 std::size_t mutate_bytes(std::uint8_t* data, std::size_t size, std::size_t max_size,
                          Random& rng) {
   static constexpr std::uint8_t kEdgeBytes[] = {0x00, 0x01, 0x7f, 0x80, 0xff};
   const std::size_t changes = 1 + below(rng, 4);
   for (std::size_t i = 0; i < changes; ++i) {
-    switch (below(rng, 6)) {
+    switch (below(rng, 7)) {
       case 0:
         if (size > 0) data[below(rng, size)] ^= static_cast<std::uint8_t>(1u << below(rng, 8));
         break;
@@ -276,9 +412,16 @@ std::size_t mutate_bytes(std::uint8_t* data, std::size_t size, std::size_t max_s
           size -= run;
         }
         break;
-      default:
+      case 5:
         if (size > 0) size = below(rng, size);
         break;
+      default: {
+        Bytes damaged(data, data + size);
+        damage_as_text(damaged, rng, max_size);
+        std::copy(damaged.begin(), damaged.end(), data);
+        size = damaged.size();
+        break;
+      }
     }
   }
   return size;
@@ -348,6 +491,8 @@ std::optional<Bytes> mutate_block(std::span<const std::uint8_t> input, Random& r
   auto built = build(*block);
   if (!built || built.value().bytes.size() > max_size) return std::nullopt;
   if (below(rng, 8) == 0) break_one_field(built.value(), rng);
+  // The block as a careless copy or a text-mode stream leaves it.
+  if (below(rng, 8) == 0) damage_as_text(built.value().bytes, rng, max_size);
   return std::move(built.value().bytes);
 }
 

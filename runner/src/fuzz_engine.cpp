@@ -161,15 +161,19 @@ std::optional<Exchange> FuzzerBase::exchange_main(const Request& request) {
       if (exchange.fresh) {
         history_.clear();
         history_bytes_ = 0;
+        history_whole_ = true;
       }
       const std::size_t size = request_bytes(request);
       while (!history_.empty() &&
              (history_.size() >= kMaxHistoryRequests || history_bytes_ + size > kMaxHistoryBytes)) {
         history_bytes_ -= request_bytes(history_.front());
         history_.erase(history_.begin());
+        history_whole_ = false;
       }
       history_.push_back(request);
       history_bytes_ += size;
+      // A full history: the next request starts a fresh adapter, whose state the history covers.
+      if (history_.size() >= kMaxHistoryRequests || history_bytes_ >= kMaxHistoryBytes) driver_.stop();
       return exchange;
     }
     if (!wait_before_restart(failures)) {
@@ -274,7 +278,9 @@ void FuzzerBase::confirm_and_keep(const Request& request, const Judgement& found
     };
     const Request smallest = minimize(request, still_fails, kMinimizeBudget);
     if (smallest == request) return;
-    const std::string shrunk = "minimized from " + size_of(request) + " to " + size_of(smallest);
+    const std::string before_size = size_of(request), after_size = size_of(smallest);
+    const std::string shrunk = before_size == after_size ? "simplified (still " + after_size + ")"
+                                                         : "minimized from " + before_size + " to " + after_size;
     if (!replay_fresh({smallest}, found.signature).reproduced) {
       out_ << "    " << shrunk << ", which did not reproduce in a fresh adapter: the case keeps the input as found\n";
       out_.flush();
@@ -307,7 +313,8 @@ void FuzzerBase::confirm_and_keep(const Request& request, const Judgement& found
         keep_state_dependent(sequence, found);
         return;
       }
-      replayed += "; after the " + std::to_string(before.size()) + " requests before it: " +
+      replayed += "; after the " + std::to_string(before.size()) + " requests before it" +
+                  (history_whole_ ? "" : " (the last of more since the adapter started)") + ": " +
                   (after.started ? what_it_did(after.last) : "no fresh adapter could be started");
     }
   }

@@ -42,8 +42,10 @@ inline constexpr int kConfirmTimeoutFactor = 5;
 // The requests remembered since the adapter's last start, for a finding that
 // needs them (a reader that keeps state), and the adapter calls spent on
 // shortening them.
-inline constexpr std::size_t kMaxHistoryRequests = 256;
-inline constexpr std::size_t kMaxHistoryBytes = std::size_t{8} << 20;
+// The run's adapter is restarted when its history is full, so that the history
+// always holds everything a finding could depend on.
+inline constexpr std::size_t kMaxHistoryRequests = 1024;
+inline constexpr std::size_t kMaxHistoryBytes = std::size_t{16} << 20;
 inline constexpr std::size_t kPrefixShrinkCalls = 4000;
 // A signature is confirmed at most this many times before it is let be.
 inline constexpr std::size_t kMaxConfirmAttempts = 3;
@@ -202,6 +204,7 @@ class FuzzerBase {
   mutate::Random repeat_rng_;
   std::vector<protocol::Request> history_;  // requests since the adapter's last start
   std::size_t history_bytes_ = 0;
+  bool history_whole_ = true;  // false: requests since the start were dropped (an in-process adapter)
   std::unordered_set<std::uint64_t> features_;
   std::set<std::string> confirmed_;               // signatures with a finding
   std::map<std::string, std::size_t> attempts_;   // confirmations tried per signature

@@ -1,11 +1,13 @@
 // The fuzz-only family: bugs that only a rare combination shows (a dtype pair
 // side by side, a rank with a zero dimension and an odd name, the 5th tensor of
-// one dtype, two long names that differ in their last byte). Every golden case
-// lets them through; `kiln-conformance fuzz` must find each
-// (tests/fuzz_only_test.cpp). Each is the reference with one rule waived (or
-// one value post-processed) and the implementer's own check in its place, which
-// is right except in the combination.
+// one dtype, two long names that differ in their last byte, a line end after
+// the block). Every golden case lets them through; `kiln-conformance fuzz` must
+// find each (tests/fuzz_only_test.cpp). Most are the reference with one rule
+// waived (or one value post-processed) and the implementer's own check in its
+// place, which is right except in the combination; one is an I/O layer that
+// reshapes the input before the reference sees it.
 #include <algorithm>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -237,12 +239,89 @@ Mutant duplicate_names_window() {
   return m;
 }
 
+Mutant strips_trailing_newline() {
+  Mutant m = parts::make(
+      "fuzz-strips-trailing-newline", kFamilyFuzzOnly,
+      "one trailing line end (0a, or 0d 0a) is stripped from the input before decoding (the "
+      "bytes came through a text-mode stream or a line reader)");
+  m.reshape_input = [](ByteSpan input) {
+    Bytes copy(input.begin(), input.end());
+    if (!copy.empty() && copy.back() == 0x0a) {
+      copy.pop_back();
+      if (!copy.empty() && copy.back() == 0x0d) copy.pop_back();
+    }
+    return copy;
+  };
+  return m;
+}
+
+// What a tensor's values and shape are, without its layout name and block size.
+std::string content_key(const TensorView& tensor) {
+  std::string key = std::to_string(tensor.dtype) + "/";
+  for (const auto dim : tensor.shape()) key += std::to_string(dim) + ",";
+  key += "/";
+  key.append(reinterpret_cast<const char*>(tensor.payload.data()), tensor.payload.size());
+  return key;
+}
+
+Mutant closed_verdict_per_content() {
+  Mutant m = parts::make(
+      "fuzz-closed-verdict-per-content", kFamilyFuzzOnly,
+      "a closed dtype's layout and block_size checks are done once per identical tensor in a "
+      "block (same dtype, shape and payload): a later copy with a layout name or a block size "
+      "takes the verdict of the first");
+  m.waived.add(Rule::kTypeClosedLayout);
+  m.waived.add(Rule::kTypeClosedBlockSize);
+  m.extra_type_check = [](const BlockView& view, ByteSpan) -> Check {
+    std::set<std::string> checked;  // the cache's keys: the content, not the layout fields
+    for (const auto& tensor : view.tensors) {
+      if (classify_code(tensor.dtype) != CodeClass::kClosed) continue;
+      if (!checked.insert(content_key(tensor)).second) continue;
+      if (!tensor.layout.empty())
+        return reject(Rule::kTypeClosedLayout, "a closed dtype has a layout name");
+      if (tensor.block_size != 0) return reject(Rule::kTypeClosedBlockSize, "a closed dtype has a block size");
+    }
+    return std::nullopt;
+  };
+  return m;
+}
+
+Mutant bool_verdict_kept() {
+  Mutant m = parts::missing(
+      "fuzz-bool-verdict-kept", kFamilyFuzzOnly,
+      "bool values checked once per identical tensor (name, shape, payload) for the life of the "
+      "process, the cache entry made before the check: the same tensor sent again is taken as "
+      "checked (the encoder's read-back does not use the cache)",
+      Rule::kTypeBoolByte);
+  struct State {
+    std::set<std::string> checked;
+    bool reading_back = false;
+  };
+  auto state = std::make_shared<State>();
+  m.on_read = [state](bool reading_back) { state->reading_back = reading_back; };
+  m.extra_type_check = [state](const BlockView& view, ByteSpan) -> Check {
+    for (const auto& tensor : view.tensors) {
+      if (tensor.dtype != code_of("bool")) continue;
+      if (!state->reading_back) {
+        std::string key = std::string(tensor.name) + "/" + content_key(tensor);
+        if (state->checked.size() >= 65536) state->checked.clear();  // bounded, as a real cache
+        if (!state->checked.insert(std::move(key)).second) continue;
+      }
+      for (const auto byte : tensor.payload)
+        if (byte > 1) return reject(Rule::kTypeBoolByte, "a bool byte is neither 0 nor 1");
+    }
+    return std::nullopt;
+  };
+  return m;
+}
+
 std::vector<Mutant> build_fuzz_only() {
   std::vector<Mutant> all;
   for (auto make : {nibble_after_opaque, high_rank_empty_length,
                     long_name_last_byte, late_bf16_name_utf8, u4_after_byte_dtype, wide_running_product,
                     opaque_block_size_16, f16_subnormals_high_rank,
-                    layout_utf8_cached_by_block_size, duplicate_names_window})
+                    layout_utf8_cached_by_block_size, duplicate_names_window,
+                    strips_trailing_newline, closed_verdict_per_content, bool_verdict_kept})
     all.push_back(make());
   return all;
 }

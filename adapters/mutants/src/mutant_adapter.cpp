@@ -32,7 +32,10 @@ protocol::Hello MutantAdapter::hello() {
   return hello;
 }
 
-protocol::Outcome MutantAdapter::decode(std::span<const std::uint8_t> block) {
+protocol::Outcome MutantAdapter::decode(std::span<const std::uint8_t> block) { return read(block, false); }
+
+protocol::Outcome MutantAdapter::read(std::span<const std::uint8_t> block, bool reading_back) {
+  if (mutant_.on_read) mutant_.on_read(reading_back);
   Bytes reshaped;
   ByteSpan input = block;
   if (mutant_.reshape_input) {
@@ -78,7 +81,7 @@ protocol::Outcome MutantAdapter::encode(const BlockDescription& description) {
   if (!built) return protocol::reject_from(built.error());
   // As kiln::encode: refuse what this implementation's own reader rejects.
   if (mutant_.encoder_refuses) {
-    protocol::Outcome read_back = decode(built.value().bytes);
+    protocol::Outcome read_back = read(built.value().bytes, true);
     if (auto* reject = std::get_if<protocol::Reject>(&read_back)) return std::move(*reject);
   }
   Bytes bytes = std::move(built.value().bytes);

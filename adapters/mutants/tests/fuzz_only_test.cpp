@@ -39,8 +39,16 @@ conformance::RunSummary run_cases(const fs::path& cases, const conformance::Case
 
 // The budget each mutant is found within: fixed runs and seed, so a run is
 // reproducible (same seed, same runs, same findings). The golden cases are the
-// fuzzer's seeds, so a change to cases/ changes every run: a budget that then
-// fails needs a new seed or more runs (two of them are marginal today).
+// fuzzer's seeds and kiln::mutate draws every choice from the one stream, so a
+// change to cases/ or to the mutators changes every run: a budget that then
+// fails needs a new seed or more runs. A re-tuned budget is the seed (of 1 to 8)
+// that finds the mutant soonest, with runs the next of 1, 2, 5 x 10^k at or above
+// its first finding (re-tuned when kiln::mutate gained text damage, the clone
+// and the swap: bf16 first found by 1,406 runs at seed 7, u4 by 6,250 at seed 8,
+// wide by 937 at seed 6, the newline by 180 at seed 1). At 20,000 runs, seeds 1
+// to 8 find bf16 4 times, u4 6 times and wide 3 times. The closed-dtype verdict
+// per content is found by a cloned tensor (by 500 runs at seed 1), the kept bool
+// verdict by a request sent twice (by 2,000 at seed 4; 2 of seeds 1 to 4 at 20,000).
 struct Budget {
   std::string_view mutant;
   std::uint64_t runs;
@@ -48,10 +56,12 @@ struct Budget {
 };
 constexpr Budget kBudgets[] = {
     {"fuzz-nibble-after-opaque", 20000, 1},  {"fuzz-rank5-empty-odd-name", 20000, 1},
-    {"fuzz-long-names-last-byte", 20000, 1}, {"fuzz-late-bf16-name-utf8", 20000, 1},
-    {"fuzz-u4-after-byte-dtype", 30000, 2},  {"fuzz-wide-running-product", 30000, 4},
+    {"fuzz-long-names-last-byte", 20000, 1}, {"fuzz-late-bf16-name-utf8", 2000, 7},
+    {"fuzz-u4-after-byte-dtype", 10000, 8},  {"fuzz-wide-running-product", 1000, 6},
     {"fuzz-opaque-long-layout-block-16", 20000, 1}, {"fuzz-f16-flush-not-vector", 30000, 4},
     {"fuzz-layout-utf8-cached", 20000, 1},   {"fuzz-names-window-8", 20000, 1},
+    {"fuzz-strips-trailing-newline", 200, 1},
+    {"fuzz-closed-verdict-per-content", 2000, 1}, {"fuzz-bool-verdict-kept", 5000, 4},
 };
 
 TEST(FuzzOnlyMutants, AreASeparateFamilyOfTenOrMore) {
@@ -101,6 +111,28 @@ TEST_P(FuzzOnlyMutant, IsFoundByTheFuzzerAndItsCaseKillsIt) {
     for (const auto& problem : finding.check_problems)
       ADD_FAILURE() << finding.file << ": " << problem;
 
+  // A state-dependent finding is a request file: `replay` reproduces it against
+  // the mutant, and the control agrees with the reference on it.
+  bool any_case = false;
+  for (const auto& finding : summary.findings) {
+    if (!finding.state_dependent) {
+      any_case = true;
+      continue;
+    }
+    conformance::ReplayOptions replay;
+    replay.file = finding.file;
+    replay.adapter = command_for("--mutant " + std::string(GetParam().mutant));
+    std::ostringstream replay_out, replay_err;
+    EXPECT_EQ(conformance::run_replay(replay, replay_out, replay_err), conformance::kExitFailures)
+        << finding.file << "\n" << replay_out.str() << replay_err.str();
+    replay.adapter = command_for("--control");
+    EXPECT_EQ(conformance::run_replay(replay, replay_out, replay_err), conformance::kExitOk)
+        << "the control fails " << finding.file << ": the finding is wrong\n" << replay_out.str();
+  }
+  if (!any_case) {
+    fs::remove_all(out_dir);
+    return;
+  }
   const auto written = conformance::load_case_set(out_dir);
   ASSERT_TRUE(written.errors.empty()) << written.errors.front().describe();
   std::ostringstream check_out, check_err;

@@ -144,6 +144,10 @@ struct Mutant {
   std::string_view description;  // one line: the bug, as an implementer would make it
 
   RuleSet waived;
+  // Called first in every read of a block: for a decode request (false), or for
+  // the encoder reading back what it built (true). For a mutant that keeps
+  // state between requests and whose encoder does not share it.
+  std::function<void(bool reading_back)> on_read;
   std::function<Bytes(ByteSpan)> reshape_input;
   // The mutant's own frame reader, for bugs in where it reads from (an offset it
   // accepts off its canonical value is read where it points). It rejects, or
@@ -189,6 +193,7 @@ class MutantAdapter final : public protocol::Adapter {
   protocol::Outcome encode_elements(const protocol::ElementsEncodeRequest& request) override;
 
  private:
+  protocol::Outcome read(std::span<const std::uint8_t> block, bool reading_back);
   const Mutant& mutant_;
 };
 

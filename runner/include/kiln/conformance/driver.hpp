@@ -33,6 +33,9 @@ class Driver {
   // The adapter's hello, asked once; nullopt with detail when it could not be had.
   virtual std::optional<protocol::Hello> hello(std::string& detail) = 0;
   virtual Exchange exchange(const protocol::Request& request) = 0;
+  // Ends the adapter's process, so that the next request starts a fresh one
+  // (an in-process adapter is kept: it has no process to end).
+  virtual void stop() {}
 };
 
 struct ProcessOptions {
