@@ -140,6 +140,11 @@ TEST(Fuzz, UsageErrorsExit2) {
 
 std::string fake(const std::string& flags) { return std::string("'") + KILN_FAKE_ADAPTER + "' " + flags; }
 
+// The fake adapter counting its starts in scratch/starts, for flags that name a start.
+std::string counting_starts(const ScratchDir& scratch, const std::string& flags) {
+  return fake("--count-starts '" + (scratch / "starts").string() + "' " + flags);
+}
+
 std::size_t lines_in(const std::filesystem::path& file) {
   const std::string text = testing::read_text(file);
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
@@ -150,9 +155,7 @@ std::size_t lines_in(const std::filesystem::path& file) {
 // and the run goes on to its last input.
 TEST(FuzzTrust, ACrashOnceThenFailedStartsIsNotAFinding) {
   ScratchDir scratch;
-  const auto starts = scratch / "starts";
-  auto options = options_for(fake("--count-starts '" + starts.string() + "' --crash-in-start 1 --fail-starts 2-4"),
-                             scratch / "findings");
+  auto options = options_for(counting_starts(scratch, "--crash-in-start 1 --fail-starts 2-4"), scratch / "findings");
   options.runs = 300;
   std::ostringstream out, err;
   const auto summary = run_fuzz(options, seeds(), out, err);
@@ -170,24 +173,20 @@ TEST(FuzzTrust, ACrashOnceThenFailedStartsIsNotAFinding) {
 // with backoff, never given up on, and every input is still sent.
 TEST(FuzzTrust, StartFailuresAreRetriedWithBackoffNotGivenUp) {
   ScratchDir scratch;
-  const auto starts = scratch / "starts";
-  auto options = options_for(fake("--count-starts '" + starts.string() + "' --crash-in-start 1 --fail-starts 2-9"),
-                             scratch / "findings");
+  auto options = options_for(counting_starts(scratch, "--crash-in-start 1 --fail-starts 2-9"), scratch / "findings");
   options.runs = 200;
   std::ostringstream out, err;
   const auto summary = run_fuzz(options, seeds(), out, err);
   EXPECT_EQ(summary.exit_code, kExitOk) << out.str() << err.str();
   EXPECT_TRUE(summary.findings.empty()) << out.str();
   EXPECT_EQ(summary.inputs, 200u);
-  EXPECT_EQ(lines_in(starts), 10u);  // the first, eight failures, one that worked
+  EXPECT_EQ(lines_in(scratch / "starts"), 10u);  // the first, eight failures, one that worked
 }
 
 // An adapter that never starts again after a crash is unusable, not a finding.
 TEST(FuzzTrust, AnAdapterThatCannotBeRestartedIsUnusable) {
   ScratchDir scratch;
-  const auto starts = scratch / "starts";
-  auto options = options_for(fake("--count-starts '" + starts.string() + "' --crash-in-start 1 --fail-starts 2-100000"),
-                             scratch / "findings");
+  auto options = options_for(counting_starts(scratch, "--crash-in-start 1 --fail-starts 2-100000"), scratch / "findings");
   options.runs.reset();
   options.seconds = 2;
   std::ostringstream out, err;
@@ -200,9 +199,7 @@ TEST(FuzzTrust, AnAdapterThatCannotBeRestartedIsUnusable) {
 // One slow reply on a loaded machine: a fresh adapter answers it in time, so it is no hang.
 TEST(FuzzTrust, AOneOffStallIsNotAHang) {
   ScratchDir scratch;
-  const auto starts = scratch / "starts";
-  auto options = options_for(fake("--count-starts '" + starts.string() + "' --stall-in-start 1 1500"),
-                             scratch / "findings");
+  auto options = options_for(counting_starts(scratch, "--stall-in-start 1 1500"), scratch / "findings");
   options.runs = 200;
   options.timeout_ms = 300;
   std::ostringstream out, err;
