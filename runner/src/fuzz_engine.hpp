@@ -47,6 +47,9 @@ inline constexpr int kConfirmTimeoutFactor = 5;
 inline constexpr std::size_t kMaxHistoryRequests = 1024;
 inline constexpr std::size_t kMaxHistoryBytes = std::size_t{16} << 20;
 inline constexpr std::size_t kPrefixShrinkCalls = 4000;
+// What fuzz writes, replay reads back.
+static_assert(kMaxHistoryRequests < kMaxReplayRequests);
+static_assert(2 * kMaxHistoryBytes + 64 * kMaxHistoryRequests < kMaxReplayFileBytes);
 // A signature is confirmed at most this many times before it is let be.
 inline constexpr std::size_t kMaxConfirmAttempts = 3;
 // One in this many requests is sent twice in a row (a reader that keeps state).

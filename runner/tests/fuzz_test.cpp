@@ -258,6 +258,12 @@ TEST(Replay, RefusesWhatIsNotARequestFile) {
     replay.file = scratch / "requests.jsonl";
     EXPECT_EQ(run_replay(replay, out, err), kExitUsage) << text;
   }
+  std::string too_many = "{\"kiln_conformance_requests\":1,\"profile\":\"kiln-v2\"}\n";
+  for (std::size_t i = 0; i <= kMaxReplayRequests; ++i) too_many += "{\"op\":\"decode\",\"block\":\"\"}\n";
+  testing::write_text(scratch / "many.jsonl", too_many);
+  replay.file = scratch / "many.jsonl";
+  EXPECT_EQ(run_replay(replay, out, err), kExitUsage);
+  EXPECT_NE(err.str().find("more than " + std::to_string(kMaxReplayRequests) + " requests"), std::string::npos);
   replay.file = scratch / "missing.jsonl";
   EXPECT_EQ(run_replay(replay, out, err), kExitUsage);
   EXPECT_NE(err.str().find("requests.jsonl:2: "), std::string::npos) << err.str();
