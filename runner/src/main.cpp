@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
               "offered, or it could not be restarted)");
   fuzz->add_option("--adapter", fuzz_options.adapter, "Adapter command, or builtin:reference")
       ->required();
-  fuzz->add_option("--cases", fuzz_options.cases_dir, "Directory of case files: the seeds")
+  fuzz->add_option("--cases", fuzz_options.cases_dir, "Directory of case files: kiln-v2's seeds (hurray-elements reads none)")
       ->capture_default_str();
   fuzz->add_option("--profile", fuzz_options.profile,
                    "Format profile of the inputs: kiln-v2 (blocks mutated from the cases) or "
@@ -112,7 +112,8 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"kiln-v2", "hurray-elements"}));
   auto* fuzz_seconds = fuzz->add_option("--seconds", fuzz_options.seconds,
-                                        "Stop after N seconds (default 60 without --runs)")
+                                        "Stop after N seconds, minimization included (default 60 without --runs); "
+                                        "a finding found in time is still confirmed")
                            ->check(CLI::PositiveNumber);
   fuzz->add_option("--runs", fuzz_options.runs, "Stop after N inputs (reproducible with --seed)")
       ->check(CLI::PositiveNumber)
@@ -121,7 +122,8 @@ int main(int argc, char** argv) {
   fuzz->add_option("--ops", fuzz_ops, "Operations to fuzz: decode, encode (default both)")
       ->delimiter(',')
       ->check(CLI::IsMember({"decode", "encode"}));
-  fuzz->add_option("--out", fuzz_options.out_dir, "Directory the findings' cases are written to")
+  fuzz->add_option("--out", fuzz_options.out_dir, "Directory the findings are written to (never through a symlink, never over "
+                   "a file this run did not create)")
       ->capture_default_str();
   fuzz->add_option("--timeout-ms", fuzz_options.timeout_ms,
                    "Per-request timeout: longer is a hang (confirmed at 5 times as long)")
