@@ -1,13 +1,9 @@
 #include "kiln/conformance/case_loader.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -25,6 +21,7 @@
 
 #include "kiln/builder.hpp"
 #include "kiln/conformance/materialize.hpp"
+#include "kiln/conformance/safe_file.hpp"
 #include "kiln/conformance/short_match.hpp"
 #include "kiln/conformance/values.hpp"
 #include "kiln/dtype.hpp"
@@ -70,51 +67,8 @@ struct Invalid {
   throw Invalid{scalar_node.Mark(), std::move(message), scalar_node, character};
 }
 
-// ---- reading files ----
-
-struct FileText {
-  std::optional<std::string> text;
-  std::string problem;  // what is wrong, when there is no text
-};
-
-// A regular file of at most max_bytes. O_NONBLOCK keeps a FIFO named x.yaml from
-// blocking the open; fstat on the open descriptor then refuses it (no race
-// between a check and the open).
-FileText read_regular_file(const fs::path& file, std::uintmax_t max_bytes) {
-  FileText result;
-  auto fail = [&](std::string what) {
-    result.problem = std::move(what) + ": " + std::error_code(errno, std::generic_category()).message();
-    return result;
-  };
-  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return fail("cannot open");
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat info {};
-  if (::fstat(fd, &info) != 0) return fail("cannot read");
-  if (!S_ISREG(info.st_mode)) {
-    result.problem = "not a regular file";
-    return result;
-  }
-  std::string text;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t got = ::read(fd, buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return fail("cannot read");
-    if (got == 0) break;
-    // The file may grow while it is read: the bound holds for what is read.
-    if (text.size() + static_cast<std::size_t>(got) > max_bytes) {
-      result.problem = "larger than " + std::to_string(max_bytes) + " bytes (cases/README.md, Limits)";
-      return result;
-    }
-    text.append(buffer, static_cast<std::size_t>(got));
-  }
-  result.text = std::move(text);
-  return result;
-}
+// Where a file's size limit is documented, for the message of one past it.
+constexpr std::string_view kLimitsNote = " (cases/README.md, Limits)";
 
 // ---- YAML: a bounded first pass over the events ----
 
@@ -1198,7 +1152,7 @@ CaseSchema::~CaseSchema() = default;
 
 std::variant<CaseSchema, CaseError> CaseSchema::load(const std::filesystem::path& file,
                                                      const std::string& display_name) {
-  const FileText read = read_regular_file(file, kMaxSchemaBytes);
+  const FileText read = read_regular_file(file, kMaxSchemaBytes, kLimitsNote);
   if (!read.text) return CaseError{SourceMark{display_name, 0, 0}, read.problem};
   return parse(*read.text, display_name);
 }
@@ -1313,7 +1267,7 @@ bool Case::expects_reject() const {
 std::variant<Case, CaseError> load_case_file(const std::filesystem::path& file,
                                              const std::string& display_name,
                                              const CaseSchema& schema, const std::string& topic) {
-  const FileText read = read_regular_file(file, kMaxCaseFileBytes);
+  const FileText read = read_regular_file(file, kMaxCaseFileBytes, kLimitsNote);
   if (!read.text) return CaseError{SourceMark{display_name, 0, 0}, read.problem};
   return load_case_text(*read.text, display_name, schema, topic);
 }

@@ -126,6 +126,12 @@ class ProcessDriver final : public Driver {
     return result;
   }
 
+  void stop() override {
+    if (!process_) return;
+    process_->kill();
+    process_.reset();
+  }
+
  private:
   static std::string request_line(const protocol::Request& request) {
     auto line = protocol::to_line(protocol::request_to_json(request));
@@ -302,15 +308,6 @@ class ProcessDriver final : public Driver {
 
   ProcessOptions options_;
   std::unique_ptr<Subprocess> process_;
-
- public:
-  void stop() override {
-    if (!process_) return;
-    process_->kill();
-    process_.reset();
-  }
-
- private:
   int start_failures_ = 0;
   std::uint64_t requests_since_start_ = 0;
   std::string last_start_failure_;

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <limits>
 #include <sstream>
 #include <thread>
@@ -21,6 +20,7 @@
 #include "kiln/conformance/fuzz_case.hpp"
 #include "kiln/conformance/fuzz_minimize.hpp"
 #include "kiln/conformance/run.hpp"
+#include "kiln/conformance/safe_file.hpp"
 #include "kiln/conformance/sha256.hpp"
 #include "kiln/mutate/mutate.hpp"
 
@@ -31,16 +31,11 @@ using Bytes = std::vector<std::uint8_t>;
 using Clock = std::chrono::steady_clock;
 
 using fuzzing::bucket;
+using fuzzing::description_bytes;
 using fuzzing::Judgement;
 using fuzzing::mix;
 using fuzzing::summary_of;
 
-std::size_t description_bytes(const BlockDescription& description) {
-  std::size_t total = 0;
-  for (const auto& t : description.tensors)
-    total += t.name.size() + t.layout.size() + t.payload.size() + 8 * t.shape.size() + 64;
-  return total;
-}
 
 std::string reference_verdict(const protocol::Outcome& outcome) {
   if (std::holds_alternative<protocol::Accept>(outcome)) return "accepts";
@@ -74,9 +69,7 @@ Judgement judge_exchange(Operation op, const Case& expected, const protocol::Out
   } else {
     judgement.answer = "answers with an error";
   }
-  judgement.fails = true;
-  judgement.detail = protocol::printable(protocol::bounded_message(result.detail, 512));
-  judgement.signature = fuzzing::signature(op, verdict, judgement.answer);
+  fuzzing::disagrees(judgement, op, result.detail);
   return judgement;
 }
 
@@ -389,16 +382,9 @@ struct RequestFile {
 // The request file fuzz writes (fuzz_engine.cpp): a header line, then requests.
 std::variant<RequestFile, std::string> read_request_file(const std::filesystem::path& path) {
   const std::string where = path.string();
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) return where + ": not a regular file";
-  const auto size = std::filesystem::file_size(path, error);
-  if (error) return where + ": " + error.message();
-  if (size > kMaxReplayFileBytes)
-    return where + ": " + std::to_string(size) + " bytes, more than the " + std::to_string(kMaxReplayFileBytes) +
-           " a request file may hold";
-  std::ifstream in(path, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof()) return where + ": cannot be read";
+  const FileText read = read_regular_file(path, kMaxReplayFileBytes, " (the most a request file holds)");
+  if (!read.text) return where + ": " + read.problem;
+  const std::string& text = *read.text;
   RequestFile file;
   std::size_t line_number = 0;
   std::size_t at = 0;

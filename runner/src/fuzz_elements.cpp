@@ -552,9 +552,7 @@ class ElementsFuzzer final : public FuzzerBase {
   // ---- novelty ----
 
   static std::size_t input_bytes(const ElementsInput& input) {
-    std::size_t size = input.data.size() + 8 * input.shape.size() + 64;
-    for (const auto& element : input.elements) size += element.size() + 32;
-    return size;
+    return elements_bytes(input.data.size(), input.shape.size(), input.elements);
   }
 
   // A tag with a verdict, a count class (its remainder per byte or group and
@@ -617,9 +615,7 @@ class ElementsFuzzer final : public FuzzerBase {
     } else {
       judgement.answer = "answers with an error";
     }
-    judgement.fails = true;
-    judgement.detail = protocol::printable(protocol::bounded_message(result.detail, 512));
-    judgement.signature = signature(op, verdict, judgement.answer);
+    disagrees(judgement, op, result.detail);
     return judgement;
   }
 

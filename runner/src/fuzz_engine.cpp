@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "kiln/conformance/fuzz_case.hpp"
+#include "kiln/conformance/run.hpp"
 #include "kiln/conformance/safe_file.hpp"
 #include "kiln/conformance/sha256.hpp"
 
@@ -14,36 +15,22 @@ namespace {
 
 using protocol::Request;
 
-std::string shell_quoted(const std::string& text) {
-  std::string out = "'";
-  for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
-}
-
 Operation operation_of(const Request& request) {
   return protocol::op_of(request) == protocol::Op::kEncode ? Operation::kEncode : Operation::kDecode;
 }
 
-// About what a request costs to keep: its bytes and its text.
+// What a request in the history costs to keep, as its input costs in a pool.
 std::size_t request_bytes(const Request& request) {
   return std::visit(
       [](const auto& message) -> std::size_t {
         using T = std::decay_t<decltype(message)>;
         if constexpr (std::is_same_v<T, protocol::DecodeRequest>) return message.block.size() + 64;
-        else if constexpr (std::is_same_v<T, protocol::EncodeRequest>) {
-          std::size_t total = 64;
-          for (const auto& t : message.description.tensors)
-            total += t.name.size() + t.layout.size() + t.payload.size() + 8 * t.shape.size() + 64;
-          return total;
-        } else if constexpr (std::is_same_v<T, protocol::ElementsDecodeRequest>) {
-          return message.data.size() + 8 * message.shape.size() + 64;
-        } else if constexpr (std::is_same_v<T, protocol::ElementsEncodeRequest>) {
-          std::size_t total = 8 * message.shape.size() + 64;
-          for (const auto& element : message.elements) total += element.size() + 32;
-          return total;
-        } else {
-          return 64;
-        }
+        else if constexpr (std::is_same_v<T, protocol::EncodeRequest>) return description_bytes(message.description) + 64;
+        else if constexpr (std::is_same_v<T, protocol::ElementsDecodeRequest>)
+          return elements_bytes(message.data.size(), message.shape.size(), {});
+        else if constexpr (std::is_same_v<T, protocol::ElementsEncodeRequest>)
+          return elements_bytes(0, message.shape.size(), message.elements);
+        else return 64;
       },
       request);
 }
@@ -57,6 +44,19 @@ std::string what_it_did(const Judgement& judged) {
 }
 
 }  // namespace
+
+std::size_t description_bytes(const BlockDescription& description) {
+  std::size_t total = 0;
+  for (const auto& t : description.tensors)
+    total += t.name.size() + t.layout.size() + t.payload.size() + 8 * t.shape.size() + 64;
+  return total;
+}
+
+std::size_t elements_bytes(std::size_t data_bytes, std::size_t rank, const std::vector<std::string>& elements) {
+  std::size_t size = data_bytes + 8 * rank + 64;
+  for (const auto& element : elements) size += element.size() + 32;
+  return size;
+}
 
 std::optional<std::string> failed_exchange(const Exchange& exchange) {
   switch (exchange.kind) {
@@ -81,13 +81,17 @@ std::optional<Judgement> judge_failed_exchange(Operation op, const std::string& 
   auto failed = failed_exchange(exchange);
   if (!failed) return std::nullopt;
   Judgement judgement;
-  judgement.fails = true;
   judgement.verdict = verdict;
   judgement.answer = std::move(*failed);
-  judgement.signature = signature(op, verdict, judgement.answer);
-  judgement.detail = protocol::printable(protocol::bounded_message(exchange.detail, 512));
+  disagrees(judgement, op, exchange.detail);
   judgement.slow = exchange.kind != Exchange::Kind::kProtocol;
   return judgement;
+}
+
+void disagrees(Judgement& judgement, Operation op, std::string_view detail) {
+  judgement.fails = true;
+  judgement.signature = signature(op, judgement.verdict, judgement.answer);
+  judgement.detail = protocol::printable(protocol::bounded_message(detail, 512));
 }
 
 FuzzerBase::FuzzerBase(const FuzzOptions& options, Driver& driver, DriverFactory fresh_driver,
@@ -370,7 +374,7 @@ std::vector<Request> FuzzerBase::shortest_prefix(std::vector<Request> prefix, co
 std::string FuzzerBase::found_by() const {
   const std::string profile =
       options_.profile == protocol::kProfileKilnV2 ? std::string() : " --profile " + options_.profile;
-  return options_.program + " fuzz" + profile + " --adapter " + shell_quoted(options_.adapter) +
+  return options_.program + " fuzz" + profile + " --adapter " + shell_quote(options_.adapter) +
          " --seed " + std::to_string(options_.seed) + " --timeout-ms " + std::to_string(options_.timeout_ms);
 }
 
@@ -379,12 +383,12 @@ std::string FuzzerBase::replay_command(const FuzzFinding& finding, bool hangs) c
   const int timeout = hangs ? options_.timeout_ms * kConfirmTimeoutFactor : options_.timeout_ms;
   const std::string limit = " --timeout-ms " + std::to_string(timeout);
   if (finding.state_dependent)
-    return options_.program + " replay --adapter " + shell_quoted(options_.adapter) + limit + " " +
-           shell_quoted(finding.file.string());
+    return options_.program + " replay --adapter " + shell_quote(options_.adapter) + limit + " " +
+           shell_quote(finding.file.string());
   const std::string profile =
       options_.profile == protocol::kProfileKilnV2 ? std::string() : " --profile " + options_.profile;
-  return options_.program + " run --cases " + shell_quoted(options_.out_dir.string()) + " --filter " +
-         finding.test_case.id + profile + " --adapter " + shell_quoted(options_.adapter) + limit;
+  return options_.program + " run --cases " + shell_quote(options_.out_dir.string()) + " --filter " +
+         finding.test_case.id + profile + " --adapter " + shell_quote(options_.adapter) + limit;
 }
 
 bool FuzzerBase::write_case(FuzzFinding& finding, const Case& test_case, bool improving) {

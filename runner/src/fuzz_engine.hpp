@@ -77,6 +77,11 @@ struct Judgement {
   bool slow = false;      // the exchange hung or crashed: it cost a timeout or a restart
 };
 
+// What an input costs to keep (the pools' and the history's bounds): its bytes,
+// and a little per tensor, dimension and element.
+std::size_t description_bytes(const BlockDescription& description);
+std::size_t elements_bytes(std::size_t data_bytes, std::size_t rank, const std::vector<std::string>& elements);
+
 inline std::string summary_of(const Judgement& found) {
   return "found by kiln-conformance fuzz: " + found.signature;
 }
@@ -88,6 +93,9 @@ std::optional<std::string> failed_exchange(const Exchange& exchange);
 std::string signature(Operation op, const std::string& reference_verdict, const std::string& answer);
 // The rule an adapter's reject cites, bounded and printable.
 std::string cited_rule(const std::string& rule);
+// Makes judgement (its verdict and answer set) a disagreement: fails, its
+// signature, and detail (why), bounded and printable.
+void disagrees(Judgement& judgement, Operation op, std::string_view detail);
 // The judgement of an exchange that brought no reply, or nullopt for a reply.
 std::optional<Judgement> judge_failed_exchange(Operation op, const std::string& verdict,
                                                const Exchange& exchange);

@@ -74,14 +74,14 @@ bool shell_safe(const std::string& text) {
   });
 }
 
+}  // namespace
+
 std::string shell_quote(const std::string& text) {
   if (shell_safe(text)) return text;
   std::string quoted = "'";
   for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return quoted + "'";
 }
-
-}  // namespace
 
 std::string replay_command(const RunOptions& options, const CaseResult& result) {
   std::string command = shell_quote(options.program) + " run --adapter " + shell_quote(options.adapter);

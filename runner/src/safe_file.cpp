@@ -76,6 +76,43 @@ std::optional<std::string> fill_new(int fd, const std::filesystem::path& path, s
 
 }  // namespace
 
+FileText read_regular_file(const std::filesystem::path& file, std::uintmax_t max_bytes,
+                           std::string_view limits_note) {
+  FileText result;
+  auto fail = [&](std::string what) {
+    result.problem = std::move(what) + ": " + std::error_code(errno, std::generic_category()).message();
+    return result;
+  };
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return fail("cannot open");
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) return fail("cannot read");
+  if (!S_ISREG(info.st_mode)) {
+    result.problem = "not a regular file";
+    return result;
+  }
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return fail("cannot read");
+    if (got == 0) break;
+    // The file may grow while it is read: the bound holds for what is read.
+    if (text.size() + static_cast<std::size_t>(got) > max_bytes) {
+      result.problem = "larger than " + std::to_string(max_bytes) + " bytes" + std::string(limits_note);
+      return result;
+    }
+    text.append(buffer, static_cast<std::size_t>(got));
+  }
+  result.text = std::move(text);
+  return result;
+}
+
 std::optional<std::string> create_new_file(const std::filesystem::path& path, std::string_view bytes) {
   const int fd = open_new(path);
   if (fd < 0) {

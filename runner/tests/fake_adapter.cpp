@@ -163,7 +163,8 @@ int main(int argc, char** argv) {
   std::string previous_line;
   for (std::string line; std::getline(std::cin, line);) {
     if (flags.exit_at_hello || failing_start) return 0;
-    const bool is_hello = line.find("\"hello\"") != std::string::npos && line.find("\"protocol\"") != std::string::npos;
+    const auto request = kp::parse_request(line);
+    const bool is_hello = request && kp::op_of(request.value()) == kp::Op::kHello;
     if (is_hello && flags.slow_hello_ms > 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(flags.slow_hello_ms));
     if (!is_hello && first_request) {
@@ -193,7 +194,6 @@ int main(int argc, char** argv) {
       continue;
     }
     if (flags.reject_repeats && repeated) {
-      auto request = kp::parse_request(line);
       const bool hurray = request && kp::profile_of(request.value()) == kp::kProfileHurrayElements;
       write_stdout(hurray ? R"({"result":"reject","class":"DATA","message":"a repeat read as consumed"})" "\n"
                           : R"({"result":"reject","class":"FRAME","message":"a repeat read as consumed"})" "\n");

@@ -106,6 +106,8 @@ struct RunOptions {
 
 // The command that runs this one result again, verbosely.
 std::string replay_command(const RunOptions& options, const CaseResult& result);
+// text as one POSIX shell word: unchanged when it needs no quotes, else in single quotes.
+std::string shell_quote(const std::string& text);
 
 // Results counted by verdict. failed counts every result that fails the run
 // (unexpected and changed failures, stale listings, unjudged cases).

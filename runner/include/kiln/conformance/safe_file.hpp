@@ -1,15 +1,29 @@
-// Safe output for the suite's writers: a file the suite writes is never written
-// through a symbolic link and never replaces a file this run did not create, so a
-// link or a file planted at a predictable name (a finding's, an export's) cannot
-// redirect or destroy anything. POSIX only.
+// Safe input and output for the suite's files. A file the suite writes is never
+// written through a symbolic link and never replaces a file this run did not
+// create, so a link or a file planted at a predictable name (a finding's, an
+// export's) cannot redirect or destroy anything; a file it reads is a regular
+// file, read within a bound. POSIX only.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace kiln::conformance {
+
+struct FileText {
+  std::optional<std::string> text;
+  std::string problem;  // what is wrong, when there is no text
+};
+
+// A regular file of at most max_bytes. O_NONBLOCK keeps a FIFO from blocking
+// the open; fstat on the open descriptor then refuses it (no race between a
+// check and the open). One past the bound is "larger than N bytes" followed by
+// limits_note (where the limit is documented).
+FileText read_regular_file(const std::filesystem::path& file, std::uintmax_t max_bytes,
+                           std::string_view limits_note = {});
 
 // Creates path exclusively (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0644 less the umask)
 // and writes all of bytes. Fails when anything is at the name, a dangling or live
