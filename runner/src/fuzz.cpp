@@ -34,7 +34,6 @@ using fuzzing::bucket;
 using fuzzing::description_bytes;
 using fuzzing::Judgement;
 using fuzzing::mix;
-using fuzzing::summary_of;
 
 
 std::string reference_verdict(const protocol::Outcome& outcome) {
@@ -180,7 +179,7 @@ class Fuzzer final : public fuzzing::FuzzerBase {
     }
     const auto judged = send(decode_request(*child));
     if (!judged) return false;
-    const std::string verdict = judged->verdict + (judged->fails ? " x" : "");
+    const std::string verdict = novelty_verdict(*judged);
     const auto lenient = mutate::read_leniently(*child);
     if (novel(features(Operation::kDecode, lenient.value_or(BlockDescription{}), verdict)))
       add_to_pool(blocks_, *child, child->size());
@@ -193,7 +192,7 @@ class Fuzzer final : public fuzzing::FuzzerBase {
     if (description_bytes(child) > kMaxFuzzInputBytes) return false;
     const auto judged = send(encode_request(child));
     if (!judged) return false;
-    const std::string verdict = judged->verdict + (judged->fails ? " x" : "");
+    const std::string verdict = novelty_verdict(*judged);
     if (novel(features(Operation::kEncode, child, verdict)))
       add_to_pool(descriptions_, child, description_bytes(child));
     return true;
@@ -219,10 +218,10 @@ class Fuzzer final : public fuzzing::FuzzerBase {
     Sha256 hash;
     if (const auto* decode = std::get_if<protocol::DecodeRequest>(&request)) {
       hash.update(std::span<const std::uint8_t>(decode->block));
-      return "kiln-v2-fuzz-decode-" + hash.hex_digest().substr(0, 12);
+      return "kiln-v2-" + options_.id_word + "-decode-" + hash.hex_digest().substr(0, 12);
     }
     hash.update(protocol::tensors_to_json(std::get<protocol::EncodeRequest>(request).description).dump());
-    return "kiln-v2-fuzz-encode-" + hash.hex_digest().substr(0, 12);
+    return "kiln-v2-" + options_.id_word + "-encode-" + hash.hex_digest().substr(0, 12);
   }
 
   Case finding_case(const protocol::Request& request, const std::string& id, const Judgement& found) override {

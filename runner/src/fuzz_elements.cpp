@@ -148,7 +148,7 @@ class ElementsFuzzer final : public FuzzerBase {
     ElementsInput child = pool.empty() || below(4) == 0 ? generate(op) : mutate(pool[pick_parent(pool.size())], op);
     const auto judged = send(request_of(op, child));
     if (!judged) return false;
-    if (novel(features(op, child, judged->verdict + (judged->fails ? " x" : ""))))
+    if (novel(features(op, child, novelty_verdict(*judged))))
       add_to_pool(pool, child, input_bytes(child));
     return true;
   }
@@ -633,7 +633,7 @@ class ElementsFuzzer final : public FuzzerBase {
     const auto [op, input] = input_of(request);
     Sha256 hash;
     hash.update(input_identity(op, input));
-    return "hurray-fuzz-" + std::string(to_string(op)) + "-" + hash.hex_digest().substr(0, 12);
+    return "hurray-" + options_.id_word + "-" + std::string(to_string(op)) + "-" + hash.hex_digest().substr(0, 12);
   }
 
   Case finding_case(const protocol::Request& request, const std::string& id, const Judgement& found) override {

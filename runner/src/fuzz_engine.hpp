@@ -82,10 +82,6 @@ struct Judgement {
 std::size_t description_bytes(const BlockDescription& description);
 std::size_t elements_bytes(std::size_t data_bytes, std::size_t rank, const std::vector<std::string>& elements);
 
-inline std::string summary_of(const Judgement& found) {
-  return "found by kiln-conformance fuzz: " + found.signature;
-}
-
 // The answer of an exchange that brought no reply ("crashes", "hangs", "breaks
 // the protocol"); nothing for a reply.
 std::optional<std::string> failed_exchange(const Exchange& exchange);
@@ -158,6 +154,17 @@ class FuzzerBase {
   std::optional<Judgement> send(const protocol::Request& request);
 
   std::size_t below(std::size_t bound);
+  // The verdict an input's novelty is keyed by: the reference's, and (unless the
+  // run is adapter-blind) whether the adapter failed it.
+  std::string novelty_verdict(const Judgement& judged) const {
+    return judged.verdict + (!options_.adapter_blind && judged.fails ? " x" : "");
+  }
+  // The line a written case's description holds: what found it, and how it failed.
+  std::string summary_of(const Judgement& found) const {
+    return std::string(options_.adapter_blind ? "found by the generated phase of kiln-conformance run: "
+                                              : "found by kiln-conformance fuzz: ") +
+           found.signature;
+  }
   // Half the time one of the newest pool entries: what just opened a new
   // combination is built on while it is new, as a coverage fuzzer's queue does.
   std::size_t pick_parent(std::size_t pool_size);

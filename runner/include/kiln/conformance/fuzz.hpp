@@ -34,6 +34,9 @@ namespace kiln::conformance {
 inline constexpr std::size_t kMaxFuzzInputBytes = 16 * 1024;
 // Default length of a run given neither --seconds nor --runs.
 inline constexpr double kDefaultFuzzSeconds = 60;
+// The generated checks per profile of `run`'s generated phase (generated.hpp)
+// when --generated does not say.
+inline constexpr std::size_t kDefaultGeneratedChecks = 10000;
 
 struct FuzzOptions {
   std::string adapter;  // a command, or builtin:reference
@@ -50,6 +53,13 @@ struct FuzzOptions {
   int hello_timeout_ms = 10000;
   bool quiet_progress = false;
   std::string program = "kiln-conformance";  // for replay commands
+  // The generated phase of `run` (generated.hpp) sets these. Blind: the inputs
+  // do not depend on the adapter's answers (a failing input joins no pool and
+  // every request is as likely to be repeated), so every adapter is sent the
+  // same sequence, and a finding is minimized before it is written, once.
+  bool adapter_blind = false;
+  std::string id_word = "fuzz";  // a written case's id: <profile>-<id_word>-<op>-<hash>
+  std::string found_by;          // what a written case says found it; empty: this fuzz command
 };
 
 // One confirmed disagreement, as the file written for it.
