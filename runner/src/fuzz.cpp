@@ -48,9 +48,12 @@ std::string reference_verdict(const protocol::Outcome& outcome) {
 Judgement judge_exchange(Operation op, const Case& expected, const protocol::Outcome& reference,
                          const Exchange& exchange) {
   const std::string verdict = reference_verdict(reference);
-  if (auto failed = fuzzing::judge_failed_exchange(op, verdict, exchange)) return std::move(*failed);
+  const auto* reference_reject = std::get_if<protocol::Reject>(&reference);
+  const std::string rule = reference_reject ? reference_reject->rule.value_or("") : "";
+  if (auto failed = fuzzing::judge_failed_exchange(op, verdict, rule, exchange)) return std::move(*failed);
   Judgement judgement;
   judgement.verdict = verdict;
+  judgement.reference_rule = rule;
   CaseResult result;
   judge(expected, op, exchange.outcome, result);
   if (result.status == Status::kPass) return judgement;
@@ -68,7 +71,7 @@ Judgement judge_exchange(Operation op, const Case& expected, const protocol::Out
   } else {
     judgement.answer = "answers with an error";
   }
-  fuzzing::disagrees(judgement, op, result.detail);
+  fuzzing::disagrees(judgement, op, result);
   return judgement;
 }
 
@@ -278,17 +281,22 @@ std::optional<protocol::Hello> usable_hello(Driver& driver, std::string& problem
 
 bool kiln_profile(const std::string& profile) { return profile == protocol::kProfileKilnV2; }
 
-std::unique_ptr<fuzzing::FuzzerBase> make_fuzzer(const FuzzOptions& options, Driver& driver,
-                                                 fuzzing::DriverFactory fresh, const protocol::Hello& hello,
-                                                 const CaseSet* seeds, std::ostream& out, std::ostream& err) {
-  if (!kiln_profile(options.profile))
-    return fuzzing::make_elements_fuzzer(options, driver, std::move(fresh), hello, out, err);
+}  // namespace
+
+namespace fuzzing {
+
+std::unique_ptr<FuzzerBase> make_fuzzer(const FuzzOptions& options, Driver& driver, DriverFactory fresh,
+                                        const protocol::Hello& hello, const CaseSet* seeds, std::ostream& out,
+                                        std::ostream& err) {
+  if (!kiln_profile(options.profile)) return make_elements_fuzzer(options, driver, std::move(fresh), hello, out, err);
   auto kiln = std::make_unique<Fuzzer>(options, driver, std::move(fresh), out, err);
   if (seeds) kiln->seed_from(*seeds);
   return kiln;
 }
 
-}  // namespace
+}  // namespace fuzzing
+
+using fuzzing::make_fuzzer;
 
 FuzzSummary run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   // hurray-elements generates its inputs: it reads no case folder.

@@ -583,21 +583,24 @@ class ElementsFuzzer final : public FuzzerBase {
     // case fails.
     const Case expected = elements_finding_case(op, input, "hurray-fuzz", "fuzz", std::nullopt);
     bool reference_accepts = false;
-    std::string verdict;
+    std::string verdict, rule;
     if (op == Operation::kDecode) {
       const auto decoded = hurray::decode(input.tag, input.shape, input.mode, input.data, tier2_);
       verdict = decode_verdict(decoded);
+      if (!decoded) rule = std::string(decoded.error().rule_id());
       reference_accepts = decoded && !decoded.value().opaque;
     } else {
       const auto values = protocol::parse_elements(input.elements).value_or(std::vector<Element>{});
       const auto encoded = hurray::encode(input.tag, input.shape, values, tier2_);
       verdict = encode_verdict(encoded);
+      if (!encoded) rule = std::string(encoded.error().rule_id());
       reference_accepts = encoded.ok();
     }
-    if (auto failed = judge_failed_exchange(op, verdict, exchange)) return std::move(*failed);
+    if (auto failed = judge_failed_exchange(op, verdict, rule, exchange)) return std::move(*failed);
 
     Judgement judgement;
     judgement.verdict = verdict;
+    judgement.reference_rule = rule;
     CaseResult result;
     conformance::judge(expected, op, exchange.outcome, result, &hello_);
     if (result.status == Status::kPass) return judgement;
@@ -615,7 +618,7 @@ class ElementsFuzzer final : public FuzzerBase {
     } else {
       judgement.answer = "answers with an error";
     }
-    disagrees(judgement, op, result.detail);
+    disagrees(judgement, op, result);
     return judgement;
   }
 

@@ -77,21 +77,30 @@ std::string cited_rule(const std::string& rule) {
 }
 
 std::optional<Judgement> judge_failed_exchange(Operation op, const std::string& verdict,
-                                               const Exchange& exchange) {
+                                               const std::string& rule, const Exchange& exchange) {
   auto failed = failed_exchange(exchange);
   if (!failed) return std::nullopt;
   Judgement judgement;
   judgement.verdict = verdict;
+  judgement.reference_rule = rule;
   judgement.answer = std::move(*failed);
-  disagrees(judgement, op, exchange.detail);
+  CaseResult as_run;
+  as_run.status = exchange.kind == Exchange::Kind::kCrash     ? Status::kCrash
+                  : exchange.kind == Exchange::Kind::kTimeout ? Status::kTimeout
+                                                              : Status::kProtocol;
+  as_run.got = std::string(to_string(as_run.status));
+  as_run.detail = exchange.detail;
+  disagrees(judgement, op, as_run);
   judgement.slow = exchange.kind != Exchange::Kind::kProtocol;
   return judgement;
 }
 
-void disagrees(Judgement& judgement, Operation op, std::string_view detail) {
+void disagrees(Judgement& judgement, Operation op, const CaseResult& result) {
   judgement.fails = true;
   judgement.signature = signature(op, judgement.verdict, judgement.answer);
-  judgement.detail = protocol::printable(protocol::bounded_message(detail, 512));
+  judgement.status = result.status;
+  judgement.got = protocol::printable(protocol::bounded_message(result.got, 512));
+  judgement.detail = protocol::printable(protocol::bounded_message(result.detail, 512));
 }
 
 FuzzerBase::FuzzerBase(const FuzzOptions& options, Driver& driver, DriverFactory fresh_driver,
@@ -113,7 +122,7 @@ std::uint64_t FuzzerBase::run(const std::vector<Operation>& ops) {
   if (seconds)
     budget_.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*seconds));
   std::uint64_t inputs = 0;
-  while ((!options_.runs || inputs < *options_.runs) && !budget_.spent() && !adapter_lost_) {
+  while ((!options_.runs || inputs < *options_.runs) && !budget_.spent() && !adapter_lost_ && !stop_requested_) {
     const auto now = Clock::now();
     const double elapsed = std::chrono::duration<double>(now - start).count();
     if (!options_.quiet_progress && now - last_progress >= std::chrono::seconds(1)) {
@@ -122,7 +131,7 @@ std::uint64_t FuzzerBase::run(const std::vector<Operation>& ops) {
            << "/s, " << findings_.size() << " findings" << std::endl;
     }
     const Operation op = ops.size() == 1 ? ops.front() : ops[below(ops.size())];
-    if (op == Operation::kDecode ? fuzz_decode() : fuzz_encode()) ++inputs;
+    if (op == Operation::kDecode ? fuzz_decode() : fuzz_encode()) inputs_ = ++inputs;
   }
   return inputs;
 }
@@ -180,7 +189,9 @@ std::optional<Exchange> FuzzerBase::exchange_main(const Request& request) {
       if (history_.size() >= kMaxHistoryRequests || history_bytes_ >= kMaxHistoryBytes) driver_.stop();
       return exchange;
     }
-    if (!wait_before_restart(failures)) {
+    // Adapter-blind (run's generated phase): the run's driver has its own limit
+    // on failed starts, and the phase ends when it is reached.
+    if (options_.adapter_blind || !wait_before_restart(failures)) {
       adapter_lost_ = true;
       adapter_lost_reason_ = "the adapter could not be restarted (" + std::to_string(failures) +
                              " starts in a row failed; the last: " +
@@ -191,20 +202,33 @@ std::optional<Exchange> FuzzerBase::exchange_main(const Request& request) {
 }
 
 std::optional<Judgement> FuzzerBase::send(const Request& request) {
+  const auto draw_repeat = [this] {
+    return std::uniform_int_distribution<std::uint64_t>(0, kRepeatOneIn - 1)(repeat_rng_) == 0;
+  };
+  // Adapter-blind: drawn for every input, so the same inputs are repeated for every adapter.
+  const bool blind_repeat = options_.adapter_blind && draw_repeat();
   auto exchange = exchange_main(request);
   if (!exchange) return std::nullopt;
   Judgement judged = judge(request, *exchange);
   if (judged.fails) {
-    consider(request, judged);
+    const Confirmation confirmation = consider(request, judged);
+    observe(request, judged, &confirmation);
     return judged;
   }
   // The same request again at once: an answer that depends on the request before
   // it (a cache, a buffer kept) shows here.
-  if (std::uniform_int_distribution<std::uint64_t>(0, kRepeatOneIn - 1)(repeat_rng_) == 0 && !budget_.spent())
+  if ((options_.adapter_blind ? blind_repeat : draw_repeat()) && !budget_.spent()) {
     if (auto again = exchange_main(request)) {
-      const Judgement second = judge(request, *again);
-      if (second.fails) consider(request, second);
+      Judgement second = judge(request, *again);
+      if (second.fails) {
+        second.detail = "sent twice in a row, the second answer: " + second.detail;
+        const Confirmation confirmation = consider(request, second);
+        observe(request, second, &confirmation);
+        return judged;
+      }
     }
+  }
+  observe(request, judged, nullptr);
   return judged;
 }
 
@@ -245,28 +269,75 @@ FuzzerBase::Replayed FuzzerBase::replay_fresh(const std::vector<Request>& reques
   return result;
 }
 
-void FuzzerBase::consider(const Request& request, const Judgement& found) {
-  if (confirmed_.contains(found.signature)) return;
+FuzzerBase::Confirmation FuzzerBase::consider(const Request& request, const Judgement& found) {
+  if (const auto it = confirmed_.find(found.signature); it != confirmed_.end())
+    return Confirmation{it->second, true, {}};
   std::size_t& tried = attempts_[found.signature];
-  if (tried >= kMaxConfirmAttempts) return;
+  if (tried >= kMaxConfirmAttempts)
+    return Confirmation{std::nullopt, false,
+                        "not replayed: " + std::to_string(kMaxConfirmAttempts) +
+                            " earlier inputs of this disagreement did not reproduce in a fresh adapter"};
   ++tried;
   // The requests this adapter process had before this one (the last in history).
   std::vector<Request> before;
   if (!history_.empty()) before.assign(history_.begin(), history_.end() - 1);
-  confirm_and_keep(request, found, std::move(before));
+  return confirm_and_keep(request, found, std::move(before));
 }
 
-void FuzzerBase::confirm_and_keep(const Request& request, const Judgement& found,
-                                  std::vector<Request> before) {
+Request FuzzerBase::smaller_if_reproduced(const Request& request, const Judgement& found,
+                                          const std::function<bool(const Request&)>& still_fails,
+                                          std::string& note) {
+  const Request smallest = minimize(request, still_fails, kMinimizeBudget);
+  if (smallest == request) return request;
+  const std::string before_size = size_of(request), after_size = size_of(smallest);
+  note = before_size == after_size ? "simplified (still " + after_size + ")"
+                                   : "minimized from " + before_size + " to " + after_size;
+  if (!replay_fresh({smallest}, found.signature).reproduced) {
+    note += ", which did not reproduce in a fresh adapter: the case keeps the input as found";
+    return request;
+  }
+  note += " (reproduced in a fresh adapter)";
+  return smallest;
+}
+
+FuzzerBase::Confirmation FuzzerBase::keep_minimized(const Request& request, const Judgement& found) {
+  std::unique_ptr<Driver> minimizing = fresh_driver_(std::chrono::milliseconds(options_.timeout_ms));
+  std::size_t slow_candidates = 0;
+  const auto still_fails = [&](const Request& candidate) {
+    if (slow_candidates >= kMinimizeBudgetSlow) return false;
+    const Exchange exchange = minimizing->exchange(candidate);
+    if (exchange.not_started) return false;
+    const Judgement again = judge(candidate, exchange);
+    if (again.slow) ++slow_candidates;
+    return again.fails && again.signature == found.signature;
+  };
+  std::string shrunk;
+  const Request kept = smaller_if_reproduced(request, found, still_fails, shrunk);
+  minimizing.reset();
+  FuzzFinding finding;
+  finding.op = operation_of(kept);
+  finding.signature = found.signature;
+  if (!write_case(finding, finding_case(kept, finding_id(kept), found), false))
+    return Confirmation{std::nullopt, false, "reproduced in a fresh adapter, but its case could not be written"};
+  findings_.push_back(finding);
+  confirmed_[found.signature] = findings_.size() - 1;
+  report(findings_.back(), "confirmed in a fresh adapter" + (shrunk.empty() ? std::string() : "; " + shrunk));
+  return Confirmation{findings_.size() - 1, false, {}};
+}
+
+FuzzerBase::Confirmation FuzzerBase::confirm_and_keep(const Request& request, const Judgement& found,
+                                                      std::vector<Request> before) {
   const Replayed alone = replay_fresh({request}, found.signature);
   if (alone.reproduced) {
-    confirmed_.insert(found.signature);
+    if (options_.adapter_blind) return keep_minimized(request, found);
     FuzzFinding finding;
     finding.op = operation_of(request);
     finding.signature = found.signature;
-    if (!write_case(finding, finding_case(request, finding_id(request), found), false)) return;
+    if (!write_case(finding, finding_case(request, finding_id(request), found), false))
+      return Confirmation{std::nullopt, false, "reproduced in a fresh adapter, but its case could not be written"};
     const std::size_t index = findings_.size();
     findings_.push_back(finding);
+    confirmed_[found.signature] = index;
     report(findings_[index], "confirmed in a fresh adapter");
 
     // Smaller, while the same disagreement persists and the budget lasts; a
@@ -280,24 +351,23 @@ void FuzzerBase::confirm_and_keep(const Request& request, const Judgement& found
       if (again.slow) ++slow_candidates;
       return again.fails && again.signature == found.signature;
     };
-    const Request smallest = minimize(request, still_fails, kMinimizeBudget);
-    if (smallest == request) return;
-    const std::string before_size = size_of(request), after_size = size_of(smallest);
-    const std::string shrunk = before_size == after_size ? "simplified (still " + after_size + ")"
-                                                         : "minimized from " + before_size + " to " + after_size;
-    if (!replay_fresh({smallest}, found.signature).reproduced) {
-      out_ << "    " << shrunk << ", which did not reproduce in a fresh adapter: the case keeps the input as found\n";
-      out_.flush();
-      return;
+    std::string shrunk;
+    const Request smallest = smaller_if_reproduced(request, found, still_fails, shrunk);
+    if (smallest == request) {
+      if (!shrunk.empty()) {
+        out_ << "    " << shrunk << "\n";
+        out_.flush();
+      }
+      return Confirmation{index, false, {}};
     }
     FuzzFinding& kept = findings_[index];
     if (write_case(kept, finding_case(smallest, kept.test_case.id, found), true)) {
-      out_ << "    " << shrunk << " (reproduced in a fresh adapter): " << kept.file.string() << " rewritten\n";
+      out_ << "    " << shrunk << ": " << kept.file.string() << " rewritten\n";
       for (const auto& problem : kept.check_problems)
         out_ << "    cases check: " << protocol::printable(problem) << "\n";
       out_.flush();
     }
-    return;
+    return Confirmation{index, false, {}};
   }
   std::string replayed = "alone in a fresh adapter: " +
                          (alone.started ? what_it_did(alone.last)
@@ -311,18 +381,16 @@ void FuzzerBase::confirm_and_keep(const Request& request, const Judgement& found
       sequence.push_back(request);
       const Replayed after = replay_fresh(sequence, found.signature);
       if (after.reproduced) {
-        confirmed_.insert(found.signature);
         sequence = shortest_prefix(std::move(before), request, found.signature);
         sequence.push_back(request);
-        keep_state_dependent(sequence, found);
-        return;
+        return keep_state_dependent(sequence, found);
       }
       replayed += "; after the " + std::to_string(before.size()) + " requests before it" +
                   (history_whole_ ? "" : " (the last of more since the adapter started)") + ": " +
                   (after.started ? what_it_did(after.last) : "no fresh adapter could be started");
     }
   }
-  not_reproduced(found, replayed);
+  return not_reproduced(found, replayed);
 }
 
 std::vector<Request> FuzzerBase::shortest_prefix(std::vector<Request> prefix, const Request& last,
@@ -372,6 +440,8 @@ std::vector<Request> FuzzerBase::shortest_prefix(std::vector<Request> prefix, co
 // ---- the files ----
 
 std::string FuzzerBase::found_by() const {
+  // The phase says which run; the input's number says where in its sequence.
+  if (!options_.found_by.empty()) return options_.found_by + ", input " + std::to_string(inputs_ + 1);
   const std::string profile =
       options_.profile == protocol::kProfileKilnV2 ? std::string() : " --profile " + options_.profile;
   return options_.program + " fuzz" + profile + " --adapter " + shell_quote(options_.adapter) +
@@ -393,6 +463,24 @@ std::string FuzzerBase::replay_command(const FuzzFinding& finding, bool hangs) c
 
 bool FuzzerBase::write_case(FuzzFinding& finding, const Case& test_case, bool improving) {
   std::optional<std::string> problem;
+  const auto text_of = [this](const FuzzFinding& written) {
+    return case_yaml(written.test_case, {"Found by: " + found_by(), "Replay: " + written.replay});
+  };
+  if (!improving && options_.adapter_blind) {
+    // The same run again finds the same case: a file that holds exactly it
+    // already is the finding's, neither replaced nor written twice.
+    FuzzFinding same = finding;
+    same.test_case = test_case;
+    same.file = options_.out_dir / (test_case.id + ".yaml");
+    same.replay = replay_command(same, same.signature.ends_with("hangs"));
+    const std::string text = text_of(same);
+    const FileText existing = read_regular_file(same.file, text.size() + 1, "");
+    if (existing.text && *existing.text == text) {
+      finding = std::move(same);
+      finding.check_problems = check_case_file(finding.file);
+      return true;
+    }
+  }
   if (!improving) {
     // A name of its own: nothing already in the folder is replaced, and the id follows the name.
     problem = make_output_dir(options_.out_dir);
@@ -410,8 +498,7 @@ bool FuzzerBase::write_case(FuzzFinding& finding, const Case& test_case, bool im
   }
   if (!problem) {
     finding.replay = replay_command(finding, finding.signature.ends_with("hangs"));
-    const std::string text = case_yaml(
-        finding.test_case, {"Found by: " + found_by(), "Replay: " + finding.replay});
+    const std::string text = text_of(finding);
     problem = improving ? replace_own_file(finding.file, text) : create_new_file(finding.file, text);
   }
   if (problem) {
@@ -436,7 +523,8 @@ void FuzzerBase::report(const FuzzFinding& finding, const std::string& note) {
   out_.flush();
 }
 
-void FuzzerBase::keep_state_dependent(const std::vector<Request>& requests, const Judgement& found) {
+FuzzerBase::Confirmation FuzzerBase::keep_state_dependent(const std::vector<Request>& requests,
+                                                          const Judgement& found) {
   FuzzFinding finding;
   finding.op = operation_of(requests.back());
   finding.signature = found.signature;
@@ -468,14 +556,17 @@ void FuzzerBase::keep_state_dependent(const std::vector<Request>& requests, cons
     err_ << "fuzz: the finding \"" << protocol::printable(found.signature) << "\" was not written: "
          << protocol::printable(*problem) << "\n";
     write_failed_ = true;
-    return;
+    return Confirmation{std::nullopt, false, "reproduced in a fresh adapter after the requests before it, "
+                                             "but its request file could not be written"};
   }
   findings_.push_back(finding);
+  confirmed_[found.signature] = findings_.size() - 1;
   report(findings_.back(), "reproduced in a fresh adapter only after the " +
                                std::to_string(requests.size() - 1) + " request(s) before it, kept shortened");
+  return Confirmation{findings_.size() - 1, false, {}};
 }
 
-void FuzzerBase::not_reproduced(const Judgement& found, const std::string& replayed) {
+FuzzerBase::Confirmation FuzzerBase::not_reproduced(const Judgement& found, const std::string& replayed) {
   NotReproduced listed{found.signature, "adapter " + found.answer + (found.detail.empty() ? "" : " (" + found.detail + ")"),
                        replayed};
   out_ << "NOT REPRODUCED: " << protocol::printable(listed.signature) << "\n"
@@ -483,6 +574,7 @@ void FuzzerBase::not_reproduced(const Judgement& found, const std::string& repla
        << "    replayed: " << protocol::printable(listed.replayed) << "\n";
   out_.flush();
   not_reproduced_.push_back(std::move(listed));
+  return Confirmation{std::nullopt, false, "did not reproduce: " + replayed};
 }
 
 }  // namespace kiln::conformance::fuzzing

@@ -23,6 +23,7 @@
 
 #include "kiln/conformance/driver.hpp"
 #include "kiln/conformance/fuzz.hpp"
+#include "kiln/conformance/run.hpp"
 #include "kiln/mutate/mutate.hpp"
 
 namespace kiln::conformance::fuzzing {
@@ -70,11 +71,16 @@ inline std::uint64_t mix(std::uint64_t seed, std::uint64_t value) {
 struct Judgement {
   bool fails = false;
   std::string verdict;    // the reference's: "accepts", "rejects TYPE (TYPE-BOOL-VALUE)"
+  std::string reference_rule;  // the rule the reference's reject names; empty when it accepts
   std::string answer;     // the adapter's, when it fails: "accepts", "crashes", ...
   std::string signature;  // the dedup key, when it fails
   std::optional<std::string> adapter_rule;
   std::string detail;     // what went wrong in the exchange (a crash, a hang), for evidence
   bool slow = false;      // the exchange hung or crashed: it cost a timeout or a restart
+  // As `run` records the exchange, when it fails: FAIL, CRASH, TIMEOUT or
+  // PROTOCOL, and what came back ("reject FRAME (FRAME-MAGIC)", "CRASH").
+  Status status = Status::kPass;
+  std::string got;
 };
 
 // What an input costs to keep (the pools' and the history's bounds): its bytes,
@@ -89,12 +95,14 @@ std::optional<std::string> failed_exchange(const Exchange& exchange);
 std::string signature(Operation op, const std::string& reference_verdict, const std::string& answer);
 // The rule an adapter's reject cites, bounded and printable.
 std::string cited_rule(const std::string& rule);
-// Makes judgement (its verdict and answer set) a disagreement: fails, its
-// signature, and detail (why), bounded and printable.
-void disagrees(Judgement& judgement, Operation op, std::string_view detail);
-// The judgement of an exchange that brought no reply, or nullopt for a reply.
+// Makes judgement (its verdict and answer set) a disagreement, as `run` judged
+// the reply (result): fails, its signature, status, got and detail (why),
+// bounded and printable.
+void disagrees(Judgement& judgement, Operation op, const CaseResult& result);
+// The judgement of an exchange that brought no reply, or nullopt for a reply;
+// rule is the reference's (empty: it accepts).
 std::optional<Judgement> judge_failed_exchange(Operation op, const std::string& verdict,
-                                               const Exchange& exchange);
+                                               const std::string& rule, const Exchange& exchange);
 
 // Makes a fresh driver (a new adapter process, or instance) with this timeout.
 using DriverFactory = std::function<std::unique_ptr<Driver>(std::chrono::milliseconds timeout)>;
@@ -118,6 +126,24 @@ class FuzzerBase {
   // nullopt with problem set when the adapter could not be started.
   std::optional<Judgement> judge_sequence(const std::vector<protocol::Request>& requests, Driver& driver,
                                           std::string& problem);
+
+  // What became of a disagreement: the finding it is written as, or why none is.
+  struct Confirmation {
+    std::optional<std::size_t> finding;  // into findings()
+    bool earlier = false;  // the finding was written for an earlier input of the same disagreement
+    std::string note;      // why there is no finding (it did not reproduce, ...)
+  };
+  // Told of every input judged, in order (run's generated phase): the request,
+  // its judgement (the repeat's when only the request sent again failed) and,
+  // for a disagreement, what became of it.
+  using CheckObserver =
+      std::function<void(const protocol::Request&, const Judgement&, const Confirmation*)>;
+  void observe_checks(CheckObserver observer) { observer_ = std::move(observer); }
+
+  // Ends run() before its next input (an observer that has seen enough).
+  void stop() { stop_requested_ = true; }
+  // The inputs tried so far: the one being judged is number inputs() + 1.
+  std::uint64_t inputs() const { return inputs_; }
 
   std::vector<FuzzFinding>& findings() { return findings_; }
   std::vector<NotReproduced>& not_reproduced() { return not_reproduced_; }
@@ -201,9 +227,17 @@ class FuzzerBase {
   std::optional<Exchange> exchange_main(const protocol::Request& request);
   // The requests in order to a fresh adapter; the last one judged.
   Replayed replay_fresh(const std::vector<protocol::Request>& requests, const std::string& signature);
-  void consider(const protocol::Request& request, const Judgement& found);
-  void confirm_and_keep(const protocol::Request& request, const Judgement& found,
-                        std::vector<protocol::Request> history);
+  Confirmation consider(const protocol::Request& request, const Judgement& found);
+  Confirmation confirm_and_keep(const protocol::Request& request, const Judgement& found,
+                                std::vector<protocol::Request> history);
+  // Adapter-blind: minimized in a fresh adapter of its own (the run's adapter
+  // gets the sequence and nothing else), confirmed, then written once.
+  Confirmation keep_minimized(const protocol::Request& request, const Judgement& found);
+  // Minimizes through still_fails; the smaller request when it reproduces in a
+  // fresh adapter too, else request; note says which.
+  protocol::Request smaller_if_reproduced(const protocol::Request& request, const Judgement& found,
+                                          const std::function<bool(const protocol::Request&)>& still_fails,
+                                          std::string& note);
   std::vector<protocol::Request> shortest_prefix(std::vector<protocol::Request> prefix,
                                                  const protocol::Request& last,
                                                  const std::string& signature);
@@ -212,8 +246,11 @@ class FuzzerBase {
   std::string found_by() const;
   bool write_case(FuzzFinding& finding, const Case& test_case, bool improving);
   void report(const FuzzFinding& finding, const std::string& note);
-  void keep_state_dependent(const std::vector<protocol::Request>& requests, const Judgement& found);
-  void not_reproduced(const Judgement& found, const std::string& replayed);
+  Confirmation keep_state_dependent(const std::vector<protocol::Request>& requests, const Judgement& found);
+  Confirmation not_reproduced(const Judgement& found, const std::string& replayed);
+  void observe(const protocol::Request& request, const Judgement& judged, const Confirmation* confirmation) {
+    if (observer_) observer_(request, judged, confirmation);
+  }
   bool wait_before_restart(std::size_t failures);
 
   Driver& driver_;
@@ -224,7 +261,10 @@ class FuzzerBase {
   std::size_t history_bytes_ = 0;
   bool history_whole_ = true;  // false: requests since the start were dropped (an in-process adapter)
   std::unordered_set<std::uint64_t> features_;
-  std::set<std::string> confirmed_;               // signatures with a finding
+  std::map<std::string, std::size_t> confirmed_;  // signatures with a finding, and its index
+  std::uint64_t inputs_ = 0;                      // tried so far: the next one's number less one
+  CheckObserver observer_;
+  bool stop_requested_ = false;
   std::map<std::string, std::size_t> attempts_;   // confirmations tried per signature
   std::vector<FuzzFinding> findings_;
   std::vector<NotReproduced> not_reproduced_;
@@ -232,6 +272,12 @@ class FuzzerBase {
   bool adapter_lost_ = false;
   std::string adapter_lost_reason_;
 };
+
+// The fuzzer of options.profile (fuzz.cpp): kiln-v2's grows from the cases of
+// seeds (nullptr: none), hurray-elements's is blind to them.
+std::unique_ptr<FuzzerBase> make_fuzzer(const FuzzOptions& options, Driver& driver, DriverFactory fresh,
+                                        const protocol::Hello& hello, const CaseSet* seeds, std::ostream& out,
+                                        std::ostream& err);
 
 // The hurray-elements fuzzer (fuzz_elements.cpp), blind (no seed cases): hello's
 // Tier 2 types decide what the reference expects.

@@ -79,6 +79,18 @@ int main(int argc, char** argv) {
                   "Stop after N results that fail the run (0: never); the rest are not run")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000000));
+  std::optional<std::size_t> generated;
+  run->add_option("--generated", generated,
+                  "Generated checks per profile after the cases (0: none; default " +
+                      std::to_string(kc::kDefaultGeneratedChecks) +
+                      " for a whole run, none for one narrowed by --filter, --rules or --ops)")
+      ->check(CLI::Range(std::size_t{0}, kc::kMaxGeneratedChecks));
+  run->add_option("--generated-seed", run_options.generated_seed,
+                  "Seed of the generated checks (default: from the case-set hash, the same for every "
+                  "implementation certified against one case set)");
+  run->add_option("--generated-out", run_options.generated_out,
+                  "Directory confirmed generated failures are written to as cases (default: "
+                  "generated-failures beside the first report, else in the working directory)");
   run->add_flag("--verbose", run_options.verbose, "Print every result, not only unexpected ones");
   run->add_flag("--no-progress", run_options.quiet_progress, "Do not print progress lines");
 
@@ -167,6 +179,9 @@ int main(int argc, char** argv) {
       for (const auto& op : ops)
         run_options.ops.push_back(op == "decode" ? kc::Operation::kDecode : kc::Operation::kEncode);
     }
+    // A narrowed run (a replay of one case among them) sends no generated
+    // checks unless asked: it certifies nothing either way.
+    run_options.generated = generated.value_or(kc::is_filtered(run_options) ? 0 : kc::kDefaultGeneratedChecks);
     return kc::run_suite(run_options, std::cout, std::cerr).exit_code;
   }
   if (*report) return kc::report_matrix(matrix_options, std::cout, std::cerr);

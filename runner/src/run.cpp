@@ -13,6 +13,7 @@
 
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/expected_failures.hpp"
+#include "kiln/conformance/generated.hpp"
 #include "kiln/conformance/html_report.hpp"
 #include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/report.hpp"
@@ -185,7 +186,7 @@ void print_result(std::ostream& out, const CaseResult& result, std::string_view 
 namespace {
 
 void print_result(std::ostream& out, const RunOptions& options, const CaseResult& result) {
-  conformance::print_result(out, result, replay_command(options, result));
+  conformance::print_result(out, result, result.generated ? result.generated->replay : replay_command(options, result));
 }
 
 std::string utc_now() {
@@ -306,6 +307,8 @@ std::optional<Plan> plan_run(const RunOptions& options, const CaseSet& set, std:
     plan.largest_block = std::max(plan.largest_block, profile_of(c).payload_bytes(c));
   }
   plan.filtered = is_filtered(options);
+  // The generated phase sends inputs of up to kMaxFuzzInputBytes.
+  if (options.generated > 0) plan.largest_block = std::max(plan.largest_block, kMaxFuzzInputBytes);
   return plan;
 }
 
@@ -429,6 +432,109 @@ std::vector<CaseResult> run_cases(const RunOptions& options, Plan& plan, Session
   return results;
 }
 
+// Where the phase writes what it confirms: beside the reports the run writes.
+std::filesystem::path generated_out_dir(const RunOptions& options) {
+  if (options.generated_out) return *options.generated_out;
+  for (const auto* report : {&options.json_report, &options.junit_report, &options.markdown_report, &options.html_report})
+    if (*report) return report->value().parent_path() / "generated-failures";
+  return "generated-failures";
+}
+
+// The profiles of the run (those of its cases) that the adapter offers, with
+// the ops it offers: each gets a phase.
+std::vector<std::pair<std::string, std::vector<Operation>>> phase_profiles(const Plan& plan,
+                                                                           const protocol::Hello& hello) {
+  std::vector<std::pair<std::string, std::vector<Operation>>> chosen;
+  for (const Profile* profile : all_profiles()) {
+    const std::string name(profile->name());
+    if (!hello.offers_profile(name) ||
+        std::none_of(plan.chosen.begin(), plan.chosen.end(), [&](const Case* c) { return c->profile == name; }))
+      continue;
+    std::vector<Operation> ops;
+    for (Operation op : {Operation::kDecode, Operation::kEncode})
+      if (plan.wanted(op) && hello.offers_op(op == Operation::kDecode ? protocol::Op::kDecode : protocol::Op::kEncode))
+        ops.push_back(op);
+    if (!ops.empty()) chosen.emplace_back(name, std::move(ops));
+  }
+  return chosen;
+}
+
+// The generated phase of each profile of the run the adapter offers, its
+// results appended to results as they are judged and given their verdicts.
+std::vector<GeneratedPhase> run_generated(const RunOptions& options, Plan& plan, Session& session,
+                                          const CaseSet& set, const std::string& case_set_sha256,
+                                          std::vector<CaseResult>& results, std::ostream& out, std::ostream& err) {
+  std::vector<GeneratedPhase> phases;
+  if (options.generated == 0 || session.other_protocol || !session.hello) return phases;
+  std::size_t failing = static_cast<std::size_t>(
+      std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return r.unexpected(); }));
+  if (options.max_failures && failing >= options.max_failures) return phases;
+  const std::uint64_t seed = options.generated_seed.value_or(generated_seed(case_set_sha256));
+  const auto fresh = [&options, largest = plan.largest_block](std::chrono::milliseconds timeout) {
+    ProcessOptions process;
+    process.one_shot = options.one_shot;
+    process.timeout = timeout;
+    process.max_reply_bytes = protocol::max_reply_line_bytes(largest);
+    std::string unused;
+    return conformance::make_driver(options.adapter, process, unused);
+  };
+  bool stopped = false;
+  for (auto& [profile, ops] : phase_profiles(plan, *session.hello)) {
+    if (stopped) break;
+    GeneratedPhaseOptions phase;
+    phase.profile = profile;
+    phase.seed = seed;
+    phase.checks = options.generated;
+    phase.ops = ops;
+    phase.out_dir = generated_out_dir(options);
+    phase.adapter = options.adapter;
+    phase.timeout_ms = options.timeout_ms;
+    phase.program = options.program;
+    phase.cases_dir = options.cases_dir.string();
+    out << "generated: " << options.generated << " checks of " << profile << " (seed " << seed << ")\n";
+    out.flush();
+    std::size_t done = 0;
+    const auto on_result = [&](CaseResult&& result) {
+      plan.expected.record(result);
+      failing += result.unexpected();
+      if (options.verbose || result.unexpected()) print_result(out, options, result);
+      if (!options.quiet_progress && ++done % 2000 == 0)
+        out << "... " << done << " of " << options.generated << " generated checks of " << profile << "\n";
+      out.flush();
+      results.push_back(std::move(result));
+      if (options.max_failures && failing >= options.max_failures) {
+        stopped = true;
+        return false;
+      }
+      return true;
+    };
+    phases.push_back(run_generated_phase(phase, *session.driver, fresh, *session.hello, set, on_result, out, err));
+    const GeneratedPhase& ran = phases.back();
+    if (stopped)
+      out << "stopped after " << failing << " failing result(s) (--max-failures): " << ran.planned - ran.ran
+          << " of " << ran.planned << " generated checks of " << profile << " not run\n";
+    else if (!ran.stopped.empty())
+      out << "generated: " << profile << " stopped after " << ran.ran << " of " << ran.planned
+          << " checks: " << protocol::printable(ran.stopped) << "\n";
+  }
+  return phases;
+}
+
+// The list's entries that name a generated check the run did not select (a
+// number past --generated, or a phase that did not run) are outside the run,
+// neither used nor stale; one of another seed is stale (the case set changed).
+bool outside_generated_selection(const ExpectedFailures::Entry& entry, const std::vector<GeneratedPhase>& phases) {
+  if (!entry.id_glob.starts_with("generated-")) return false;
+  const auto complete = [](const GeneratedPhase& phase) { return phase.ran == phase.planned; };
+  const auto parsed = parse_generated_check_id(entry.id_glob);
+  if (!parsed)  // a glob: it can be told stale only when every phase ran in full
+    return phases.empty() || !std::all_of(phases.begin(), phases.end(), complete);
+  for (const GeneratedPhase& phase : phases)
+    if (parsed->profile == phase.profile)
+      return parsed->seed == phase.seed && (parsed->number > phase.ran || !complete(phase));
+  return true;  // no phase of its profile ran (--generated 0, or a profile not offered or not run)
+}
+
 // How the recommended checks that ran fared, for the certificate: empty when
 // none ran.
 std::string recommended_note(std::size_t failed, std::size_t ran) {
@@ -474,11 +580,17 @@ std::string profile_verdicts(const std::vector<CaseResult>& results, const Sessi
 // passed and every recommended one passed or FAILed: counted, not inferred from
 // the absence of failures.
 Certificate certify(const Plan& plan, const Session& session, const std::vector<CaseResult>& results,
-                    const Totals& totals) {
+                    const Totals& totals, const std::vector<GeneratedPhase>& phases) {
   std::size_t unjudged = 0, required_passed = 0, recommended_ran = 0;
   std::size_t out_of_scope_required = 0, out_of_scope_recommended = 0;
+  std::size_t generated_planned = 0, generated_passed = 0;
+  for (const GeneratedPhase& phase : phases) generated_planned += phase.planned;
   for (const CaseResult& result : results) {
     unjudged += result.verdict == Verdict::kUnjudged;
+    if (result.generated) {
+      generated_passed += result.verdict == Verdict::kPass;
+      continue;
+    }
     if (result.out_of_scope && result.verdict == Verdict::kSkip)
       ++(result.level == Level::kRequired ? out_of_scope_required : out_of_scope_recommended);
     required_passed += result.level == Level::kRequired && result.verdict == Verdict::kPass;
@@ -491,8 +603,13 @@ Certificate certify(const Plan& plan, const Session& session, const std::vector<
   const std::string failures = std::to_string(totals.failed) + " unexpected and " +
                                std::to_string(totals.expected_failures) + " expected failure(s)";
   const std::string recommended = recommended_note(totals.recommended_failures, recommended_ran);
-  const std::size_t every_check = plan.every_check();
+  const std::size_t every_check = plan.every_check() + generated_planned;
   const bool all_ran = results.size() == every_check;
+  // What the certificate covers beyond the cases, named either way.
+  const std::string generated =
+      phases.empty() ? std::string(", cases only,")
+                     : " and " + std::to_string(generated_passed) + " generated checks (seed " +
+                           std::to_string(phases.front().seed) + ")";
   Certificate certificate{{}, totals.failed == 0 ? kExitOk : kExitFailures};
   if (unjudged > 0) {
     certificate = {"NO CERTIFICATE: " + std::to_string(unjudged) +
@@ -517,16 +634,18 @@ Certificate certify(const Plan& plan, const Session& session, const std::vector<
   } else if (totals.failed > 0 || totals.expected_failures > 0) {
     certificate.text = "NOT CONFORMANT: " + who + " has " + failures;
   } else if (all_ran && required_passed + out_of_scope_required == plan.every_required_check &&
-             recommended_ran + out_of_scope_recommended == plan.every_recommended_check) {
+             recommended_ran + out_of_scope_recommended == plan.every_recommended_check &&
+             generated_passed == generated_planned) {
     certificate.text =
         "CONFORMANT: " + who + " passes all " + std::to_string(required_passed) + " " +
-        (plan.every_recommended_check == 0 ? "" : "required ") +
-        "checks (decode and encode) of kiln-conformance " + KILN_SUITE_VERSION + " for " +
-        profile_verdicts(results, session, false) + recommended;
-  } else if (all_ran && totals.passed > 0 &&
+        (plan.every_recommended_check == 0 ? "" : "required ") + "checks (decode and encode)" + generated +
+        " of kiln-conformance " + KILN_SUITE_VERSION + " for " + profile_verdicts(results, session, false) +
+        recommended;
+  } else if (all_ran && totals.passed > 0 && generated_passed == generated_planned &&
              totals.passed + totals.recommended_failures + totals.skipped == every_check) {
     certificate.text = "CONFORMANT (partial): " + who + " passes every " +
-                       (plan.every_recommended_check == 0 ? "" : "required ") + "check it offers; " +
+                       (plan.every_recommended_check == 0 ? "" : "required ") + "check it offers" +
+                       (phases.empty() ? std::string(", cases only") : generated) + "; " +
                        std::to_string(totals.skipped - out_of_scope_required - out_of_scope_recommended) +
                        " skipped" + recommended + "; " + profile_verdicts(results, session, true);
   } else {
@@ -710,20 +829,24 @@ RunSummary run_suite(const RunOptions& options, const CaseSet& set, std::ostream
   out << "cases: " << (session->other_protocol ? 0 : plan->chosen.size()) << " of "
       << set.cases.size() << " from " << options.cases_dir.string() << "\n";
   summary.results = run_cases(options, *plan, *session, out);
+  summary.generated = run_generated(options, *plan, *session, set, case_set_sha256, summary.results, out, err);
 
   for (const CaseResult& result : summary.results) add_to(summary.totals, result);
   // A filtered run or one that sent nothing cannot tell an unused entry.
   if (!plan->filtered && !session->other_protocol)
-    summary.totals.failed += plan->expected.report_unused(err) > 0 ? 1 : 0;
+    summary.totals.failed += plan->expected.report_unused(err, [&](const ExpectedFailures::Entry& entry) {
+      return outside_generated_selection(entry, summary.generated);
+    }) > 0 ? 1 : 0;
 
-  const Certificate certificate = certify(*plan, *session, summary.results, summary.totals);
+  const Certificate certificate = certify(*plan, *session, summary.results, summary.totals, summary.generated);
   summary.profiles = verdicts_by_profile(summary.results, session->hello, plan->filtered);
   summary.certificate = certificate.text + case_set_note;
 
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   const ReportContext context{options,         session->hello,      case_set_sha256,
                               set.cases.size(), summary.results,    summary.totals,
-                              summary.certificate, seconds,         started_at};
+                              summary.certificate, seconds,         started_at,
+                              summary.generated};
   const bool reports_written = write_reports(options, context, session->who, err);
   print_closing(out, summary);
   summary.exit_code = reports_written ? certificate.exit_code : kExitUsage;

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -76,6 +77,9 @@ class ExpectedFailures {
   // Writes "<source>:<line>: '<pattern>' matches no case: remove it" for each
   // unused entry to err; returns how many there were.
   std::size_t report_unused(std::ostream& err) const;
+  // The same, leaving out the entries outside says the run did not select (they
+  // can be neither used nor stale).
+  std::size_t report_unused(std::ostream& err, const std::function<bool(const Entry&)>& outside) const;
 
   // A list of results' failures that parse() reads back with the same verdicts:
   // one `<id>:<op>  <STATUS>: <reason>` line per listable result other than a

@@ -37,6 +37,8 @@ inline constexpr double kDefaultFuzzSeconds = 60;
 // The generated checks per profile of `run`'s generated phase (generated.hpp)
 // when --generated does not say.
 inline constexpr std::size_t kDefaultGeneratedChecks = 10000;
+// The most --generated asks for: each check is a result the run keeps.
+inline constexpr std::size_t kMaxGeneratedChecks = 1000000;
 
 struct FuzzOptions {
   std::string adapter;  // a command, or builtin:reference

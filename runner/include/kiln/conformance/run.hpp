@@ -14,6 +14,7 @@
 #include "kiln/conformance/block_diff.hpp"
 #include "kiln/conformance/case_loader.hpp"
 #include "kiln/conformance/driver.hpp"
+#include "kiln/conformance/fuzz.hpp"
 
 namespace kiln::conformance {
 
@@ -64,6 +65,16 @@ struct CaseResult {
   std::optional<ByteDifference> difference;
   std::string adapter_stderr;    // its tail
   double seconds = 0;
+  // A check of the generated phase (generated.hpp): its seed and number in the
+  // sequence; for a failure, the file written for it (when one was) and the
+  // command that replays it.
+  struct Generated {
+    std::uint64_t seed = 0;
+    std::uint64_t number = 0;
+    std::string file;
+    std::string replay;
+  };
+  std::optional<Generated> generated;
 
   bool expected_failure() const noexcept { return verdict == Verdict::kExpectedFailure; }
   bool recommended_failure() const noexcept { return verdict == Verdict::kRecommendedFailure; }
@@ -99,6 +110,15 @@ struct RunOptions {
   // Stop once this many results fail the run (the rest are not run, so the
   // certificate is denied); 0: run everything.
   std::size_t max_failures = 0;
+  // The generated phase (generated.hpp): its checks per profile the adapter
+  // offers (0: none; the command line's default is kDefaultGeneratedChecks for a
+  // whole run, none for a filtered one), its seed (nullopt: from the case-set
+  // hash) and where confirmed failures are written (nullopt: a folder
+  // generated-failures beside the first report asked for, else in the working
+  // directory; made only when there is one).
+  std::size_t generated = 0;
+  std::optional<std::uint64_t> generated_seed;
+  std::optional<std::filesystem::path> generated_out;
   bool verbose = false;  // print every result, not just unexpected ones
   bool quiet_progress = false;
   std::string program = "kiln-conformance";  // for replay commands
@@ -134,11 +154,26 @@ std::vector<ProfileVerdict> verdicts_by_profile(const std::vector<CaseResult>& r
 // it certifies each profile it runs).
 bool is_filtered(const RunOptions& options);
 
+// One profile's generated phase (generated.hpp), once run.
+struct GeneratedPhase {
+  std::string profile;
+  std::uint64_t seed = 0;
+  std::size_t planned = 0;  // the checks it was to run
+  std::size_t ran = 0;
+  std::size_t failed = 0;   // results that failed (before any expected-failures list)
+  std::vector<FuzzFinding> findings;  // confirmed, minimized and written
+  std::vector<NotReproduced> not_reproduced;
+  std::string stopped;      // why it ended before planned (empty: it did not)
+  bool write_failed = false;
+};
+
+
 struct RunSummary {
-  std::vector<CaseResult> results;
+  std::vector<CaseResult> results;  // the cases', then the generated phase's
   Totals totals;
   std::string certificate;
   std::vector<ProfileVerdict> profiles;
+  std::vector<GeneratedPhase> generated;  // one per profile whose phase ran
   int exit_code = 0;
 };
 
