@@ -27,7 +27,7 @@ struct ReportContext {
   std::string certificate;
   double seconds = 0;
   std::string started_at;  // UTC, ISO 8601
-  const std::vector<GeneratedPhase>& generated;  // the phase of each profile that had one
+  std::vector<GeneratedPhase> generated{};  // the phase of each profile that had one
 };
 
 protocol::Json json_report(const ReportContext& context);
