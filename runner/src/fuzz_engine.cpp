@@ -531,26 +531,42 @@ FuzzerBase::Confirmation FuzzerBase::keep_state_dependent(const std::vector<Requ
   finding.state_dependent = true;
   finding.requests = requests.size();
   finding.test_case = finding_case(requests.back(), finding_id(requests.back()), found);
-  std::optional<std::string> problem = make_output_dir(options_.out_dir);
-  std::string stem;
-  if (!problem) {
-    finding.file = free_name(options_.out_dir, finding.test_case.id + "-after-" + std::to_string(requests.size() - 1),
-                             ".requests.jsonl", stem);
-    if (finding.file.empty()) problem = "no free name in " + options_.out_dir.string();
-  }
-  if (!problem) {
-    finding.replay = replay_command(finding, found.signature.ends_with("hangs"));
-    // One header line that says what the file is and how to replay it, then the
-    // requests exactly as they were sent.
+  const std::string name = finding.test_case.id + "-after-" + std::to_string(requests.size() - 1);
+  // One header line that says what the file is and how to replay it, then the
+  // requests exactly as they were sent.
+  const auto text_of = [&](const FuzzFinding& written) {
     protocol::Json header;
     header["kiln_conformance_requests"] = 1;
     header["profile"] = options_.profile;
     header["signature"] = found.signature;
     header["found_by"] = found_by();
-    header["replay"] = finding.replay;
+    header["replay"] = written.replay;
     std::string text = header.dump() + "\n";
     for (const Request& request : requests) text += protocol::request_to_json(request).dump() + "\n";
-    problem = create_new_file(finding.file, text);
+    return text;
+  };
+  std::optional<std::string> problem = make_output_dir(options_.out_dir);
+  bool reused = false;
+  if (!problem && options_.adapter_blind) {
+    // As for a case: the same run again reuses the file that holds exactly this.
+    FuzzFinding same = finding;
+    same.file = options_.out_dir / (name + ".requests.jsonl");
+    same.replay = replay_command(same, found.signature.ends_with("hangs"));
+    const std::string text = text_of(same);
+    const FileText existing = read_regular_file(same.file, text.size() + 1, "");
+    if (existing.text && *existing.text == text) {
+      finding = std::move(same);
+      reused = true;
+    }
+  }
+  std::string stem;
+  if (!problem && !reused) {
+    finding.file = free_name(options_.out_dir, name, ".requests.jsonl", stem);
+    if (finding.file.empty()) problem = "no free name in " + options_.out_dir.string();
+  }
+  if (!problem && !reused) {
+    finding.replay = replay_command(finding, found.signature.ends_with("hangs"));
+    problem = create_new_file(finding.file, text_of(finding));
   }
   if (problem) {
     err_ << "fuzz: the finding \"" << protocol::printable(found.signature) << "\" was not written: "

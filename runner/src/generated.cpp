@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "fuzz_engine.hpp"
+#include "kiln/conformance/expected_failures.hpp"
 
 namespace kiln::conformance {
 namespace {
@@ -55,6 +56,18 @@ std::optional<GeneratedCheckId> parse_generated_check_id(std::string_view id) {
   std::from_chars(seed.data(), seed.data() + seed.size(), parsed.seed);
   std::from_chars(number.data(), number.data() + number.size(), parsed.number);
   return parsed;
+}
+
+bool outside_generated_selection(const ExpectedFailures::Entry& entry, const std::vector<GeneratedPhase>& phases) {
+  if (!entry.id_glob.starts_with("generated-")) return false;
+  const auto complete = [](const GeneratedPhase& phase) { return phase.ran == phase.planned; };
+  const auto parsed = parse_generated_check_id(entry.id_glob);
+  if (!parsed)  // a glob: it can be told stale only when every phase ran in full
+    return phases.empty() || !std::all_of(phases.begin(), phases.end(), complete);
+  for (const GeneratedPhase& phase : phases)
+    if (parsed->profile == phase.profile)
+      return parsed->seed == phase.seed && (parsed->number > phase.ran || !complete(phase));
+  return true;  // no phase of its profile ran (--generated 0, or a profile not offered or not run)
 }
 
 GeneratedPhase run_generated_phase(const GeneratedPhaseOptions& options, Driver& driver,

@@ -11,6 +11,9 @@
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/driver.hpp"
 #include "kiln/conformance/expected_failures.hpp"
+#include "kiln/conformance/generated.hpp"
+#include "kiln/conformance/profile.hpp"
+#include "kiln/conformance/safe_file.hpp"
 #include "kiln/conformance/run.hpp"
 
 namespace kiln::conformance::gtest {
@@ -25,7 +28,20 @@ struct Registry {
   ExpectedFailures current;  // this iteration's: records which entries were used
   std::size_t registered = 0;
   std::size_t ran = 0;
+  Options options;
+  std::string case_set_sha256;
+  std::vector<GeneratedPhase> phases;  // this iteration's
 };
+
+// Whatever fails a test, with the command that runs it again.
+std::string replay_of_current_test() {
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  if (!info) return {};
+  // In a filter '-' starts the negative patterns: '?' matches it instead.
+  std::string filter = std::string(info->test_suite_name()) + "." + info->name();
+  std::replace(filter.begin(), filter.end(), '-', '?');
+  return "this program with --gtest_filter='" + filter + "'";
+}
 
 // The list's entries that matched nothing fail the program, as they fail `run`,
 // but only when every test ran: a filtered run cannot tell.
@@ -35,11 +51,15 @@ class UnusedEntriesCheck final : public ::testing::Environment {
   void SetUp() override {
     registry_->current = registry_->loaded;
     registry_->ran = 0;
+    registry_->phases.clear();
   }
   void TearDown() override {
     if (registry_->ran != registry_->registered) return;
     std::ostringstream unused;
-    if (registry_->current.report_unused(unused) > 0)
+    const auto outside = [&](const ExpectedFailures::Entry& entry) {
+      return outside_generated_selection(entry, registry_->phases);
+    };
+    if (registry_->current.report_unused(unused, outside) > 0)
       ADD_FAILURE() << "the expected-failures list has entries that match no failure:\n" << unused.str();
   }
 
@@ -81,22 +101,85 @@ class CaseTest final : public ::testing::Test {
 
  private:
   std::string text_of(const CaseResult& result) const {
-    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string replay;
-    if (info) {
-      // In a filter '-' starts the negative patterns: '?' matches it instead.
-      std::string filter = std::string(info->test_suite_name()) + "." + info->name();
-      std::replace(filter.begin(), filter.end(), '-', '?');
-      replay = "this program with --gtest_filter='" + filter + "'";
-    }
     std::ostringstream text;
-    print_result(text, result, replay);
+    print_result(text, result, replay_of_current_test());
     return text.str();
   }
 
   std::shared_ptr<Registry> registry_;
   const Case* case_;  // into registry_->set, which the test keeps alive
   Operation op_;
+};
+
+// One profile's generated phase against a fresh adapter from the factory.
+class GeneratedTest final : public ::testing::Test {
+ public:
+  GeneratedTest(std::shared_ptr<Registry> registry, std::string profile)
+      : registry_(std::move(registry)), profile_(std::move(profile)) {}
+
+  void TestBody() override {
+    Registry& registry = *registry_;
+    ++registry.ran;
+    std::unique_ptr<protocol::Adapter> adapter = registry.factory();
+    ASSERT_TRUE(adapter != nullptr) << "the adapter factory returned no adapter";
+    std::unique_ptr<Driver> driver = make_in_process_driver(std::move(adapter));
+    std::string hello_problem;
+    const std::optional<protocol::Hello> hello = driver->hello(hello_problem);
+    if (!hello) FAIL() << "the adapter has no usable hello: " << protocol::printable(hello_problem);
+    if (hello->protocol != protocol::kProtocolVersion)
+      FAIL() << "the adapter speaks adapter protocol " << hello->protocol << ", this suite protocol "
+             << protocol::kProtocolVersion << ": nothing was sent";
+    if (!hello->offers_profile(profile_)) GTEST_SKIP() << "the adapter's hello does not offer profile " << profile_;
+
+    GeneratedPhaseOptions phase;
+    phase.profile = profile_;
+    phase.seed = registry.options.generated_seed.value_or(generated_seed(registry.case_set_sha256));
+    phase.checks = registry.options.generated;
+    for (Operation op : {Operation::kDecode, Operation::kEncode})
+      if (std::find(registry.options.ops.begin(), registry.options.ops.end(), op) != registry.options.ops.end() &&
+          hello->offers_op(op == Operation::kDecode ? protocol::Op::kDecode : protocol::Op::kEncode))
+        phase.ops.push_back(op);
+    if (phase.ops.empty()) GTEST_SKIP() << "the adapter's hello offers none of the selected ops";
+    phase.out_dir = registry.options.generated_out;
+    phase.adapter = "(in-process)";
+    phase.cases_dir = registry.options.cases_dir.string();
+    const auto fresh = [factory = registry.factory](std::chrono::milliseconds) {
+      return make_in_process_driver(factory());
+    };
+    std::vector<CaseResult> failing;
+    std::size_t failures = 0;
+    const auto on_result = [&](CaseResult&& result) {
+      registry.current.record(result);
+      if (result.unexpected() && ++failures <= kShownFailures) failing.push_back(std::move(result));
+      return true;
+    };
+    std::ostringstream log;
+    registry.phases.push_back(
+        run_generated_phase(phase, *driver, fresh, *hello, registry.set, on_result, log, log));
+    const GeneratedPhase& ran = registry.phases.back();
+    ::testing::Test::RecordProperty("kiln_generated_checks", std::to_string(ran.ran));
+    ::testing::Test::RecordProperty("kiln_generated_seed", std::to_string(ran.seed));
+    if (!ran.stopped.empty()) ADD_FAILURE() << "the phase stopped after " << ran.ran << " of " << ran.planned
+                                            << " checks: " << protocol::printable(ran.stopped);
+    for (const CaseResult& result : failing) {
+      std::ostringstream text;
+      print_result(text, result, replay_of_current_test());
+      // The minimized case itself: what to commit, and what fails alone.
+      if (result.generated && !result.generated->file.empty()) {
+        const FileText written = read_regular_file(result.generated->file, kMaxShownCaseBytes, "");
+        if (written.text) text << "    the case (" << result.generated->file << "):\n" << *written.text;
+      }
+      ADD_FAILURE() << text.str();
+    }
+    if (failures > failing.size())
+      ADD_FAILURE() << failures - failing.size() << " more generated check(s) of " << profile_ << " failed";
+  }
+
+ private:
+  static constexpr std::size_t kShownFailures = 10;
+  static constexpr std::uintmax_t kMaxShownCaseBytes = 64 * 1024;
+  std::shared_ptr<Registry> registry_;
+  std::string profile_;
 };
 
 }  // namespace
@@ -125,6 +208,8 @@ std::optional<std::size_t> register_tests(AdapterFactory factory, const Options&
     registry->loaded = std::move(*loaded);
   }
   registry->current = registry->loaded;
+  registry->options = options;
+  registry->case_set_sha256 = case_set_hash(registry->set);
 
   for (const Case& c : registry->set.cases) {
     for (Operation op : c.derived_ops()) {
@@ -137,6 +222,18 @@ std::optional<std::size_t> register_tests(AdapterFactory factory, const Options&
                               [registry, case_pointer, op]() -> ::testing::Test* {
                                 return new CaseTest(registry, case_pointer, op);
                               });
+      ++registry->registered;
+    }
+  }
+  if (options.generated > 0) {
+    for (const Profile* profile : all_profiles()) {
+      const std::string name(profile->name());
+      if (std::none_of(registry->set.cases.begin(), registry->set.cases.end(),
+                       [&](const Case& c) { return c.profile == name; }))
+        continue;
+      const std::string suite = options.suite_prefix + "/generated";
+      ::testing::RegisterTest(suite.c_str(), name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                              [registry, name]() -> ::testing::Test* { return new GeneratedTest(registry, name); });
       ++registry->registered;
     }
   }

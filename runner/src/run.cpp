@@ -520,21 +520,6 @@ std::vector<GeneratedPhase> run_generated(const RunOptions& options, Plan& plan,
   return phases;
 }
 
-// The list's entries that name a generated check the run did not select (a
-// number past --generated, or a phase that did not run) are outside the run,
-// neither used nor stale; one of another seed is stale (the case set changed).
-bool outside_generated_selection(const ExpectedFailures::Entry& entry, const std::vector<GeneratedPhase>& phases) {
-  if (!entry.id_glob.starts_with("generated-")) return false;
-  const auto complete = [](const GeneratedPhase& phase) { return phase.ran == phase.planned; };
-  const auto parsed = parse_generated_check_id(entry.id_glob);
-  if (!parsed)  // a glob: it can be told stale only when every phase ran in full
-    return phases.empty() || !std::all_of(phases.begin(), phases.end(), complete);
-  for (const GeneratedPhase& phase : phases)
-    if (parsed->profile == phase.profile)
-      return parsed->seed == phase.seed && (parsed->number > phase.ran || !complete(phase));
-  return true;  // no phase of its profile ran (--generated 0, or a profile not offered or not run)
-}
-
 // How the recommended checks that ran fared, for the certificate: empty when
 // none ran.
 std::string recommended_note(std::size_t failed, std::size_t ran) {

@@ -2,7 +2,7 @@
 // against a chosen adapter, runs them, and exits 0 only when GoogleTest's
 // outcome is the one expected and, for a failing run, a failure says TEXT.
 //   kiln_gtest_bridge_check reference|accepts-all pass|fail [--expected-failures FILE]
-//                           [--message TEXT] [gtest flags]
+//                           [--message TEXT] [--generated N] [--generated-out DIR] [gtest flags]
 // accepts-all: the reference, except that it accepts every block it should reject.
 #include <gtest/gtest.h>
 
@@ -60,6 +60,8 @@ int main(int argc, char** argv) {
     const std::string_view flag = argv[i];
     if (flag == "--expected-failures") options.expected_failures = argv[i + 1];
     else if (flag == "--message") message = argv[i + 1];
+    else if (flag == "--generated") options.generated = std::stoul(argv[i + 1]);
+    else if (flag == "--generated-out") options.generated_out = argv[i + 1];
     else return 2;
   }
   kiln::conformance::gtest::AdapterFactory factory;

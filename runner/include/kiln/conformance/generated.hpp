@@ -21,6 +21,7 @@
 
 #include "kiln/conformance/case_loader.hpp"
 #include "kiln/conformance/driver.hpp"
+#include "kiln/conformance/expected_failures.hpp"
 #include "kiln/conformance/fuzz.hpp"
 #include "kiln/conformance/run.hpp"
 
@@ -40,6 +41,12 @@ struct GeneratedCheckId {
   std::uint64_t number = 0;
 };
 std::optional<GeneratedCheckId> parse_generated_check_id(std::string_view id);
+
+// Whether an expected-failures entry names generated checks the run did not
+// select (a number past --generated, a phase that did not run or did not run
+// in full): those are neither used nor stale. An entry of another seed is
+// stale: the case set changed, and so did every generated input.
+bool outside_generated_selection(const ExpectedFailures::Entry& entry, const std::vector<GeneratedPhase>& phases);
 
 // The topic (case folder) generated results are counted under.
 inline constexpr std::string_view kGeneratedTopic = "(generated)";

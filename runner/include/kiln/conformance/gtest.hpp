@@ -21,7 +21,8 @@
 // the test; a listed failure and a recommended case's different answer pass
 // (the latter printed, as `run` prints it); a case the adapter does not offer
 // is skipped. When every registered test ran, list entries that matched
-// nothing fail the program, as they fail `run`.
+// nothing fail the program, as they fail `run`. The generated phase is one
+// test per profile (Options::generated).
 #pragma once
 
 #include <cstddef>
@@ -35,6 +36,7 @@
 
 #include "kiln/adapter.hpp"
 #include "kiln/conformance/case.hpp"
+#include "kiln/conformance/fuzz.hpp"
 
 namespace kiln::conformance::gtest {
 
@@ -46,6 +48,14 @@ struct Options {
   std::optional<std::filesystem::path> expected_failures;
   std::vector<Operation> ops{Operation::kDecode, Operation::kEncode};
   std::string suite_prefix = "KilnConformance";
+  // The generated phase of `run` (generated.hpp): one test per profile of the
+  // case set, <suite_prefix>/generated.<profile>, sending this many checks (0:
+  // no such test) from the seed of the case-set hash (or generated_seed); a
+  // failure is confirmed in a fresh adapter from the factory, minimized, written
+  // to generated_out as a case and shown in the test's failure.
+  std::size_t generated = kDefaultGeneratedChecks;
+  std::optional<std::uint64_t> generated_seed;
+  std::filesystem::path generated_out = "generated-failures";
 };
 
 // Loads the case set and the list and registers the tests (call it after
