@@ -2,10 +2,12 @@
 // in-process (builtin:reference), over the persistent JSON Lines protocol (one
 // kiln-reference-adapter process for the run) and in one-shot mode (a process
 // per request). Each iteration runs all three; cases per second each, and the
-// persistent over one-shot ratio.
+// persistent over one-shot ratio. Then the generated phase's cost.
+#include <algorithm>
 #include <ostream>
 #include <streambuf>
 
+#include "kiln/conformance/fuzz.hpp"
 #include "kiln/conformance/run.hpp"
 #include "support/harness.hpp"
 
@@ -47,6 +49,45 @@ void BM_Suite(benchmark::State& state) {
   state.counters["in_process_vs_persistent"] = per_second(kInProcess) / per_second(kPersistent);
 }
 BENCHMARK(BM_Suite)->Iterations(2)->Unit(benchmark::kSecond)->UseRealTime();
+
+// The generated phase's cost (`run --generated N`, the default N against
+// --generated 0): the whole run of the C++ reference adapter and of the Python
+// implementation, each over the persistent protocol, with and without it.
+void BM_GeneratedPhase(benchmark::State& state) {
+  std::ostream null(nullptr);
+  const std::string adapters[2] = {"'" + std::string(KILN_BENCH_REFERENCE_ADAPTER) + "'",
+                                   "python3 '" + std::string(KILN_BENCH_PYTHON_ADAPTER) + "'"};
+  kiln::bench::Contest contest(4);
+  std::size_t generated_checks[2] = {};
+  for (auto _ : state) {
+    for (std::size_t adapter = 0; adapter < 2; ++adapter) {
+      for (const std::size_t generated : {std::size_t{0}, kiln::conformance::kDefaultGeneratedChecks}) {
+        kiln::conformance::RunOptions options = options_for(kPersistent);
+        options.adapter = adapters[adapter];
+        options.generated = generated;
+        kiln::conformance::RunSummary summary;
+        contest.time(2 * adapter + (generated > 0),
+                     [&] { summary = kiln::conformance::run_suite(options, null, null); });
+        if (summary.exit_code != 0) return state.SkipWithError(("a run did not pass: " + summary.certificate).c_str());
+        if (generated > 0)
+          generated_checks[adapter] = static_cast<std::size_t>(
+              std::count_if(summary.results.begin(), summary.results.end(),
+                            [](const kiln::conformance::CaseResult& r) { return r.generated.has_value(); }));
+      }
+    }
+  }
+  const char* names[2] = {"cpp", "python"};
+  for (std::size_t adapter = 0; adapter < 2; ++adapter) {
+    const double without = contest.median_seconds(2 * adapter), with = contest.median_seconds(2 * adapter + 1);
+    const std::string name = names[adapter];
+    state.counters[name + "_run_s"] = with;
+    state.counters[name + "_cases_only_s"] = without;
+    state.counters[name + "_phase_s"] = with - without;
+    state.counters[name + "_generated_checks"] = static_cast<double>(generated_checks[adapter]);
+    state.counters[name + "_generated/s"] = generated_checks[adapter] / std::max(with - without, 1e-9);
+  }
+}
+BENCHMARK(BM_GeneratedPhase)->Iterations(2)->Unit(benchmark::kSecond)->UseRealTime();
 
 constexpr Aim kAims[] = {
     {"persistent_vs_one_shot", Aim::Kind::kAtLeast, 10,

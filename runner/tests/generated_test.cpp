@@ -233,5 +233,34 @@ TEST(GeneratedPhase, AnAdapterWithoutTheProfileOrOpGetsNoPhaseOfIt) {
   EXPECT_NE(summary.certificate.find("200 generated checks"), std::string::npos) << summary.certificate;
 }
 
+TEST(GeneratedPhase, TheCommandLineRunsItByDefaultAndNotForANarrowedRun) {
+  const Fixture fixture;
+  const auto whole = testing::run_program(KILN_CONFORMANCE_CLI,
+                                          {"run", "--adapter", "builtin:reference", "--cases", fixture.cases.string(),
+                                           "--generated-out", (fixture.scratch / "out").string(), "--no-progress"},
+                                          fixture.scratch);
+  EXPECT_EQ(whole.exit_code, kExitOk) << whole.out << whole.err;
+  EXPECT_NE(whole.out.find("and " + std::to_string(kDefaultGeneratedChecks) + " generated checks (seed " +
+                           std::to_string(fixture.seed()) + ")"),
+            std::string::npos)
+      << whole.out;
+  const auto narrowed = testing::run_program(
+      KILN_CONFORMANCE_CLI,
+      {"run", "--adapter", "builtin:reference", "--cases", fixture.cases.string(), "--ops", "decode", "--no-progress"},
+      fixture.scratch);
+  EXPECT_EQ(narrowed.out.find("generated"), std::string::npos) << narrowed.out;
+  const auto asked = testing::run_program(KILN_CONFORMANCE_CLI,
+                                          {"run", "--adapter", "builtin:reference", "--cases", fixture.cases.string(),
+                                           "--ops", "decode", "--generated", "50", "--no-progress"},
+                                          fixture.scratch);
+  EXPECT_NE(asked.out.find("generated: 50 checks of kiln-v2"), std::string::npos) << asked.out;
+  const auto too_many = testing::run_program(
+      KILN_CONFORMANCE_CLI,
+      {"run", "--adapter", "builtin:reference", "--cases", fixture.cases.string(), "--generated",
+       std::to_string(kMaxGeneratedChecks + 1)},
+      fixture.scratch);
+  EXPECT_EQ(too_many.exit_code, kExitUsage) << too_many.out << too_many.err;
+}
+
 }  // namespace
 }  // namespace kiln::conformance

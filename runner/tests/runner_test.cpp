@@ -893,7 +893,7 @@ TEST_F(RunnerCli, ReportsParseAndCountWhatTheConsoleSays) {
   const auto result = cli({"run", "--adapter",
                            fake_adapter("--no-encode --crash-on kiln-v2-f32 --garbage-on kiln-v2-u4 "
                                         "--reject-everything"),
-                           "--cases", cases_.string(), "--timeout-ms", "5000", "--expected-failures",
+                           "--cases", cases_.string(), "--generated", "0", "--timeout-ms", "5000", "--expected-failures",
                            (scratch_ / "expected.txt").string(), "--json", json_file.string(),
                            "--junit", junit_file.string(), "--markdown", markdown_file.string()});
   EXPECT_EQ(result.exit_code, kExitFailures) << result.out << result.err;
@@ -953,7 +953,7 @@ TEST_F(RunnerCli, ReportsParseAndCountWhatTheConsoleSays) {
 TEST_F(RunnerCli, AConformantRunExitsZeroWithTheCertificateInEveryReport) {
   const auto markdown_file = scratch_ / "report.md";
   const auto result = cli({"run", "--adapter", shell_quote(KILN_REFERENCE_ADAPTER), "--cases",
-                           cases_.string(), "--markdown", markdown_file.string()});
+                           cases_.string(), "--generated", "0", "--markdown", markdown_file.string()});
   EXPECT_EQ(result.exit_code, kExitOk) << result.out << result.err;
   const ClosingLine console = closing_line(result.out);
   EXPECT_EQ(console.passed, kResultCount);
