@@ -1,0 +1,126 @@
+// The generated phase of `run` earns its place in the certificate: a mutant
+// every golden case lets through is NOT CONFORMANT under a plain `run` (cases
+// and generated checks, the seed from the case-set hash), and what the phase
+// wrote kills it alone while the control passes it.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cctype>
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/fuzz.hpp"
+#include "kiln/conformance/run.hpp"
+#include "kiln/mutants.hpp"
+
+namespace kiln::mutants {
+namespace {
+
+namespace fs = std::filesystem;
+
+const conformance::CaseSet& case_set() {
+  static const conformance::CaseSet set = conformance::load_case_set(KILN_CASES_DIR);
+  return set;
+}
+
+std::string command_for(const std::string& arguments) {
+  return std::string("'") + KILN_MUTANT_ADAPTER + "' " + arguments;
+}
+
+class ScratchFolder {
+ public:
+  explicit ScratchFolder(const std::string& name)
+      : path_(fs::temp_directory_path() / ("kiln-generated-phase-" + name + "-" + std::to_string(::getpid()))) {
+    fs::remove_all(path_);
+  }
+  ~ScratchFolder() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+conformance::RunSummary plain_run(const std::string& adapter, std::size_t generated, const fs::path& out) {
+  conformance::RunOptions options;
+  options.cases_dir = KILN_CASES_DIR;
+  options.adapter = adapter;
+  options.generated = generated;
+  options.generated_out = out;
+  options.quiet_progress = true;
+  std::ostringstream console, err;
+  return conformance::run_suite(options, case_set(), console, err);
+}
+
+// Fuzz-only mutants whose bug the phase reaches by what it generates: a line
+// end the cases never end on, a verdict kept per payload content and reused for
+// a clone, a verdict kept from the request before (state-dependent).
+class GeneratedPhaseFinds : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GeneratedPhaseFinds, AMutantTheCasesMissIsNotConformantAndItsWrittenCaseKillsIt) {
+  const std::string mutant = GetParam();
+  ASSERT_NE(find_mutant(mutant), nullptr) << mutant;
+  const ScratchFolder out(mutant);
+  const std::string adapter = command_for("--mutant " + mutant);
+
+  const conformance::RunSummary cases_only = plain_run(adapter, 0, out.path() / "unused");
+  EXPECT_EQ(cases_only.exit_code, conformance::kExitOk) << mutant << ": " << cases_only.certificate;
+
+  const conformance::RunSummary plain = plain_run(adapter, conformance::kDefaultGeneratedChecks, out.path());
+  EXPECT_EQ(plain.exit_code, conformance::kExitFailures) << plain.certificate;
+  EXPECT_EQ(plain.certificate.rfind("NOT CONFORMANT: ", 0), 0u) << plain.certificate;
+  std::size_t findings = 0, state_dependent = 0;
+  for (const auto& phase : plain.generated) {
+    for (const auto& finding : phase.findings) {
+      ++findings;
+      if (finding.state_dependent) {
+        ++state_dependent;
+        conformance::ReplayOptions replay;
+        replay.adapter = adapter;
+        replay.file = finding.file;
+        std::ostringstream console, err;
+        EXPECT_EQ(conformance::run_replay(replay, console, err), conformance::kExitFailures)
+            << finding.file << ": " << console.str() << err.str();
+        replay.adapter = command_for("--control");
+        EXPECT_EQ(conformance::run_replay(replay, console, err), conformance::kExitOk) << finding.file;
+      }
+    }
+  }
+  ASSERT_GT(findings, 0u) << mutant << ": the phase failed it but confirmed nothing";
+  if (state_dependent == findings) return;
+
+  // The written cases are a case set of their own.
+  conformance::RunOptions written;
+  written.cases_dir = out.path();
+  written.adapter = adapter;
+  written.quiet_progress = true;
+  std::ostringstream console, err;
+  EXPECT_EQ(conformance::run_suite(written, console, err).exit_code, conformance::kExitFailures)
+      << console.str() << err.str();
+  written.adapter = command_for("--control");
+  const conformance::RunSummary control = conformance::run_suite(written, console, err);
+  EXPECT_EQ(control.exit_code, conformance::kExitOk) << control.certificate << err.str();
+}
+
+INSTANTIATE_TEST_SUITE_P(FuzzOnly, GeneratedPhaseFinds,
+                         ::testing::Values("fuzz-strips-trailing-newline", "fuzz-closed-verdict-per-content",
+                                           "fuzz-bool-verdict-kept"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name;
+                           for (char c : info.param) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return name;
+                         });
+
+TEST(GeneratedPhaseControl, TheControlIsConformantWithTheGeneratedChecks) {
+  const ScratchFolder out("control");
+  const conformance::RunSummary control =
+      plain_run(command_for("--control"), conformance::kDefaultGeneratedChecks, out.path());
+  EXPECT_EQ(control.exit_code, conformance::kExitOk) << control.certificate;
+  EXPECT_NE(control.certificate.find(" generated checks (seed "), std::string::npos) << control.certificate;
+  EXPECT_FALSE(fs::exists(out.path())) << "nothing failed, so nothing is written";
+}
+
+}  // namespace
+}  // namespace kiln::mutants
