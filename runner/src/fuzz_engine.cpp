@@ -277,7 +277,12 @@ FuzzerBase::Confirmation FuzzerBase::consider(const Request& request, const Judg
     return Confirmation{std::nullopt, false,
                         "not replayed: " + std::to_string(kMaxConfirmAttempts) +
                             " earlier inputs of this disagreement did not reproduce in a fresh adapter"};
+  if (options_.max_confirmations && confirmations_ >= *options_.max_confirmations)
+    return Confirmation{std::nullopt, false,
+                        "not replayed: " + std::to_string(confirmations_) +
+                            " other disagreements were replayed first, the most one run replays"};
   ++tried;
+  ++confirmations_;
   // The requests this adapter process had before this one (the last in history).
   std::vector<Request> before;
   if (!history_.empty()) before.assign(history_.begin(), history_.end() - 1);

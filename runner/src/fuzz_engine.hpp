@@ -266,6 +266,7 @@ class FuzzerBase {
   CheckObserver observer_;
   bool stop_requested_ = false;
   std::map<std::string, std::size_t> attempts_;   // confirmations tried per signature
+  std::size_t confirmations_ = 0;                 // tried in all
   std::vector<FuzzFinding> findings_;
   std::vector<NotReproduced> not_reproduced_;
   bool write_failed_ = false;

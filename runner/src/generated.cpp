@@ -93,6 +93,9 @@ GeneratedPhase run_generated_phase(const GeneratedPhaseOptions& options, Driver&
   fuzz.program = options.program;
   fuzz.adapter_blind = true;
   fuzz.id_word = "generated";
+  // An adapter that fails everything does not turn the run into hours of
+  // minimizing: its first disagreements are kept, the rest are counted.
+  fuzz.max_confirmations = kMaxGeneratedConfirmations;
   fuzz.found_by = "the generated phase of " + options.program + " run (profile " + options.profile + ", seed " +
                   std::to_string(options.seed) + ")";
 

@@ -141,7 +141,8 @@ class GeneratedTest final : public ::testing::Test {
         phase.ops.push_back(op);
     if (phase.ops.empty()) GTEST_SKIP() << "the adapter's hello offers none of the selected ops";
     phase.out_dir = registry.options.generated_out;
-    phase.adapter = "(in-process)";
+    // An in-process adapter has no command: the written case's replay line names the placeholder.
+    phase.adapter = "<your adapter command>";
     phase.cases_dir = registry.options.cases_dir.string();
     const auto fresh = [factory = registry.factory](std::chrono::milliseconds) {
       return make_in_process_driver(factory());

@@ -208,6 +208,21 @@ TEST(GeneratedPhase, TheExpectedFailuresListNamesGeneratedChecksBySeedAndNumber)
   EXPECT_NE(printed.find("matches no case: remove it"), std::string::npos) << printed;
 }
 
+TEST(GeneratedPhase, AnAdapterThatFailsEverythingHasItsFirstDisagreementsKeptAndTheRestCounted) {
+  const Fixture fixture;
+  const auto options = fixture.options(fake("--reject-everything"), 3000);
+  const RunSummary summary = fixture.run(options);
+  ASSERT_EQ(summary.generated.size(), 1u);
+  const GeneratedPhase& phase = summary.generated[0];
+  EXPECT_EQ(phase.ran, 3000u);
+  EXPECT_LE(phase.findings.size() + phase.not_reproduced.size(), kMaxGeneratedConfirmations);
+  EXPECT_GT(phase.failed, phase.findings.size());
+  const bool capped = std::any_of(summary.results.begin(), summary.results.end(), [](const CaseResult& r) {
+    return r.generated && r.detail.find("the most one run replays") != std::string::npos;
+  });
+  EXPECT_EQ(capped, phase.findings.size() + phase.not_reproduced.size() == kMaxGeneratedConfirmations);
+}
+
 TEST(GeneratedPhase, MaxFailuresStopsThePhaseAndDeniesTheCertificate) {
   const Fixture fixture;
   auto options = fixture.options(fake("--reject-repeats"), 2000);

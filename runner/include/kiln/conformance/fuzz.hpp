@@ -62,6 +62,9 @@ struct FuzzOptions {
   bool adapter_blind = false;
   std::string id_word = "fuzz";  // a written case's id: <profile>-<id_word>-<op>-<hash>
   std::string found_by;          // what a written case says found it; empty: this fuzz command
+  // The most disagreements replayed to be confirmed (each costs fresh adapters
+  // and a minimization); nullopt: no limit but the budget's.
+  std::optional<std::size_t> max_confirmations;
 };
 
 // One confirmed disagreement, as the file written for it.

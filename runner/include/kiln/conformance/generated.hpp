@@ -48,6 +48,9 @@ std::optional<GeneratedCheckId> parse_generated_check_id(std::string_view id);
 // stale: the case set changed, and so did every generated input.
 bool outside_generated_selection(const ExpectedFailures::Entry& entry, const std::vector<GeneratedPhase>& phases);
 
+// The most disagreements one profile's phase replays, minimizes and writes.
+inline constexpr std::size_t kMaxGeneratedConfirmations = 32;
+
 // The topic (case folder) generated results are counted under.
 inline constexpr std::string_view kGeneratedTopic = "(generated)";
 
