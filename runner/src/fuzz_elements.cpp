@@ -24,6 +24,7 @@
 #include "kiln/conformance/run.hpp"
 #include "kiln/conformance/sha256.hpp"
 #include "kiln/hex.hpp"
+#include "kiln/mutate/generate.hpp"
 
 namespace kiln::conformance::fuzzing {
 namespace {
@@ -143,9 +144,15 @@ class ElementsFuzzer final : public FuzzerBase {
   bool fuzz_encode() override { return fuzz(Operation::kEncode, encodes_); }
 
   bool fuzz(Operation op, std::vector<ElementsInput>& pool) {
-    // A fresh input a quarter of the time: every class of tag and shape stays in
-    // reach however the pool has grown.
-    ElementsInput child = pool.empty() || below(4) == 0 ? generate(op) : mutate(pool[pick_parent(pool.size())], op);
+    // One input in three from the schedule (by its own index: every type meets
+    // every count class, shape form and fill at any seed), a fresh random one a
+    // quarter of the rest: every class of tag and shape stays in reach however
+    // the pool has grown.
+    std::uint64_t& made = op == Operation::kDecode ? decodes_made_ : encodes_made_;
+    std::uint64_t& scheduled_index = op == Operation::kDecode ? decodes_scheduled_ : encodes_scheduled_;
+    ElementsInput child = made++ % 3 == 0            ? scheduled(op, scheduled_index++)
+                          : pool.empty() || below(4) == 0 ? generate(op)
+                                                          : mutate(pool[pick_parent(pool.size())], op);
     const auto judged = send(request_of(op, child));
     if (!judged) return false;
     if (novel(features(op, child, novelty_verdict(*judged))))
@@ -434,6 +441,120 @@ class ElementsFuzzer final : public FuzzerBase {
     return input;
   }
 
+  // ---- the schedule ----
+
+  // An element's interesting bit patterns, B bits wide: the edges of the
+  // width's catalogue (0, 1, 2^k - 1, 2^k, 2^k + 1, the signed edges,
+  // byte-asymmetric 01 02 .. and its reversal) for whole-byte widths, a
+  // 128-bit one from two halves; every pattern for a sub-byte width.
+  Element catalogue_element(unsigned bits, std::uint64_t k) {
+    if (bits < 8) return Element{k % (std::uint64_t{1} << bits), 0, false};
+    const auto values = mutate::interesting_values(std::min(bits, 64u) / 8);
+    const std::uint64_t low = values[k % values.size()];
+    if (bits <= 64) return Element{low, 0, false};
+    return Element{low, values[(k / values.size() + k) % values.size()], false};
+  }
+
+  // Element j of a byte-asymmetric run: its bytes are j * w + 1, + 2, ...
+  // (whole bytes), or j + 1 (sub-byte): no element reads the same in another
+  // byte or bit order, and neighbours differ.
+  static Element asymmetric_element(unsigned bits, std::uint64_t j) {
+    if (bits < 8) return Element{(j + 1) % (std::uint64_t{1} << bits), 0, false};
+    const unsigned width = bits / 8u;
+    Element element{};
+    for (unsigned k = 0; k < width; ++k) {
+      const std::uint64_t byte = (j * width + k + 1) & 0xFF;
+      if (k < 8) element.low |= byte << (8 * k);
+      else element.high |= byte << (8 * (k - 8));
+    }
+    return element;
+  }
+
+  std::vector<std::uint64_t> scheduled_shape(std::uint64_t count, std::uint64_t form) {
+    const auto dims = mutate::interesting_values(8);
+    switch (form % 8) {
+      case 0: return {count};
+      case 1: return {1, count};
+      case 2: return {count, 1};
+      case 3: return count == 1 ? std::vector<std::uint64_t>{} : std::vector<std::uint64_t>{count};
+      case 4: return {dims[below(dims.size())], 0};  // N = 0 beside any dimension
+      case 5: return {0, dims[below(dims.size())]};
+      case 6: {  // every dimension an edge value: most overflow, some wrap small
+        std::vector<std::uint64_t> shape(1 + below(3));
+        for (auto& dim : shape) dim = dims[below(dims.size())];
+        return shape;
+      }
+      default: {
+        std::uint64_t factor = 2;
+        while (factor < count && count % factor != 0) ++factor;
+        return factor < count ? std::vector<std::uint64_t>{factor, count / factor} : std::vector<std::uint64_t>{count};
+      }
+    }
+  }
+
+  ElementsInput scheduled(Operation op, std::uint64_t index) {
+    // Counts around every per-byte and per-group multiple and the powers of two.
+    static constexpr std::array<std::uint64_t, 26> kCounts{0,  1,  2,  3,  4,  5,  6,  7,  8,   9,   12,  15,  16,
+                                                           17, 24, 31, 32, 33, 48, 63, 64, 65, 127, 128, 129, 256};
+    static constexpr std::array<std::uint8_t, 12> kOtherTags{0x00, 0xFF, 0x05, 0x3F, 0x47, 0x4C,
+                                                             0x7F, 0x80, 0xEF, 0xF0, 0xFE, 0x21};
+    ElementsInput input;
+    const std::size_t types = hurray::kTypes.size();
+    const std::uint64_t round = index / (types + 1);
+    const std::size_t slot = index % (types + 1);
+    input.tag = slot == types ? kOtherTags[round % kOtherTags.size()] : hurray::kTypes[slot].tag;
+    if (!in_scope(input.tag, op)) input.tag = pick_tag(op);
+    const TypeInfo* type = hurray::type_by_tag(input.tag);
+    const std::uint64_t count = kCounts[(round + slot) % kCounts.size()];
+    input.shape = scheduled_shape(count, round / kCounts.size() + slot);
+    const unsigned bits = type ? type->bits : 8;
+    const auto n = hurray::element_count(input.shape);
+    const std::uint64_t listed = n && *n <= kMaxElements ? *n : below(4);
+    std::vector<Element> values;
+    const std::uint64_t fill = (round + slot / 3) % 3;
+    const std::uint64_t start = below(1024);
+    for (std::uint64_t j = 0; j < listed; ++j)
+      values.push_back(fill == 0   ? asymmetric_element(bits, j)
+                       : fill == 1 ? catalogue_element(bits, start + j)
+                       : type      ? element_value(*type)
+                                   : random_bits(bits));
+    if (op == Operation::kEncode) {
+      for (const Element& value : values) input.elements.push_back(hurray::element_to_hex(value, bits));
+      return input;
+    }
+    input.mode = index % 4 == 3 ? Mode::kPermissive : Mode::kStrict;
+    if (!type || !n || *n > kMaxElements) {
+      input.data = pick_data(input.tag, input.shape);
+      return input;
+    }
+    // The data the reference would write, e8m0's refused patterns included;
+    // one in five with a padding bit set or a byte short.
+    input.data.assign(static_cast<std::size_t>(hurray::data_size(*type, *n).value_or(0)), 0);
+    for (std::uint64_t j = 0; j < *n; ++j) put_element(*type, input.data, j, values[j]);
+    if (index % 5 == 2) set_padding_bit(*type, *n, input.data);
+    else if (index % 5 == 4 && !input.data.empty()) input.data.pop_back();
+    return input;
+  }
+
+  // Element j into data as HURRAY.md 4 lays it out (data zeroed beforehand).
+  static void put_element(const TypeInfo& type, Bytes& data, std::uint64_t j, const Element& element) {
+    const auto put = [&](std::uint64_t at, std::uint64_t byte) {
+      if (at < data.size()) data[at] |= static_cast<std::uint8_t>(byte);
+    };
+    const Element value = both(element, ones(type.bits));
+    switch (type.bits) {
+      case 1:
+      case 2:
+      case 4: put(j * type.bits / 8, value.low << (j * type.bits % 8)); return;
+      case 6:
+        for (unsigned k = 0; k < 3; ++k) put(3 * (j / 4) + k, value.low << (6 * (j % 4)) >> (8 * k));
+        return;
+      default:
+        for (unsigned k = 0; k < type.bits / 8u; ++k)
+          put(j * (type.bits / 8u) + k, k < 8 ? value.low >> (8 * k) : value.high >> (8 * (k - 8)));
+    }
+  }
+
   // ---- mutation, over the structure ----
 
   void mutate_shape(ElementsInput& input) {
@@ -654,6 +775,8 @@ class ElementsFuzzer final : public FuzzerBase {
   const hurray::TagSet tier2_;
   std::vector<ElementsInput> decodes_;
   std::vector<ElementsInput> encodes_;
+  // Inputs made per op, and the schedule's index per op.
+  std::uint64_t decodes_made_ = 0, encodes_made_ = 0, decodes_scheduled_ = 0, encodes_scheduled_ = 0;
 };
 
 }  // namespace
