@@ -697,6 +697,17 @@ void print_closing(std::ostream& out, const RunSummary& summary) {
                   verdict.totals.failed, verdict.totals.skipped, verdict.totals.expected_failures);
     out << row << verdict.verdict << (verdict.scope.empty() ? "" : " (" + verdict.scope + ")") << "\n";
   }
+  // The generated phase in a line per profile: its count, seed and what it kept.
+  if (!summary.generated.empty()) out << "\n";
+  for (const GeneratedPhase& phase : summary.generated) {
+    out << "generated " << phase.profile << ": " << phase.ran << " of " << phase.planned << " checks (seed "
+        << phase.seed << "), " << phase.failed << " failed";
+    if (!phase.findings.empty())
+      out << ", " << phase.findings.size() << " confirmed and written to "
+          << phase.findings.front().file.parent_path().string();
+    if (!phase.not_reproduced.empty()) out << ", " << phase.not_reproduced.size() << " not reproduced";
+    out << "\n";
+  }
   out << "\n" << summary.certificate << "\n";
   out << totals.passed << " passed, " << totals.failed << " failed, " << totals.skipped
       << " skipped, " << totals.expected_failures << " expected failures";
