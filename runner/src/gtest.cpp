@@ -67,6 +67,28 @@ class UnusedEntriesCheck final : public ::testing::Environment {
   std::shared_ptr<Registry> registry_;
 };
 
+// A test's adapter, started as `run` starts one, its hello read: a failed
+// hello fails the test (a case still tries every op), another protocol version
+// ends it (no reply could be judged). False: the test cannot go on.
+bool start_adapter(const Registry& registry, std::unique_ptr<Driver>& driver,
+                   std::optional<protocol::Hello>& hello) {
+  std::unique_ptr<protocol::Adapter> adapter = registry.factory();
+  if (!adapter) {
+    ADD_FAILURE() << "the adapter factory returned no adapter";
+    return false;
+  }
+  driver = make_in_process_driver(std::move(adapter));
+  std::string problem;
+  hello = driver->hello(problem);
+  if (!hello) ADD_FAILURE() << "the adapter has no usable hello: " << protocol::printable(problem);
+  if (hello && hello->protocol != protocol::kProtocolVersion) {
+    ADD_FAILURE() << "the adapter speaks adapter protocol " << hello->protocol << ", this suite protocol "
+                  << protocol::kProtocolVersion << ": nothing was sent";
+    return false;
+  }
+  return true;
+}
+
 class CaseTest final : public ::testing::Test {
  public:
   CaseTest(std::shared_ptr<Registry> registry, const Case* c, Operation op)
@@ -75,17 +97,9 @@ class CaseTest final : public ::testing::Test {
   void TestBody() override {
     Registry& registry = *registry_;
     ++registry.ran;
-    std::unique_ptr<protocol::Adapter> adapter = registry.factory();
-    ASSERT_TRUE(adapter != nullptr) << "the adapter factory returned no adapter";
-    std::unique_ptr<Driver> driver = make_in_process_driver(std::move(adapter));
-    std::string hello_problem;
-    const std::optional<protocol::Hello> hello = driver->hello(hello_problem);
-    // As `run`: a failed hello denies the certificate, and every op is tried.
-    if (!hello) ADD_FAILURE() << "the adapter has no usable hello: " << protocol::printable(hello_problem);
-    // Replies of another protocol version cannot be judged as version 1's.
-    if (hello && hello->protocol != protocol::kProtocolVersion)
-      FAIL() << "the adapter speaks adapter protocol " << hello->protocol << ", this suite protocol "
-             << protocol::kProtocolVersion << ": nothing was sent";
+    std::unique_ptr<Driver> driver;
+    std::optional<protocol::Hello> hello;
+    if (!start_adapter(registry, driver, hello)) return;
 
     CaseResult result = run_case(*case_, op_, *driver, hello);
     registry.current.record(result);
@@ -120,15 +134,10 @@ class GeneratedTest final : public ::testing::Test {
   void TestBody() override {
     Registry& registry = *registry_;
     ++registry.ran;
-    std::unique_ptr<protocol::Adapter> adapter = registry.factory();
-    ASSERT_TRUE(adapter != nullptr) << "the adapter factory returned no adapter";
-    std::unique_ptr<Driver> driver = make_in_process_driver(std::move(adapter));
-    std::string hello_problem;
-    const std::optional<protocol::Hello> hello = driver->hello(hello_problem);
-    if (!hello) FAIL() << "the adapter has no usable hello: " << protocol::printable(hello_problem);
-    if (hello->protocol != protocol::kProtocolVersion)
-      FAIL() << "the adapter speaks adapter protocol " << hello->protocol << ", this suite protocol "
-             << protocol::kProtocolVersion << ": nothing was sent";
+    std::unique_ptr<Driver> driver;
+    std::optional<protocol::Hello> hello;
+    // The phase's inputs follow what the hello offers: none without one.
+    if (!start_adapter(registry, driver, hello) || !hello) return;
     if (!hello->offers_profile(profile_)) GTEST_SKIP() << "the adapter's hello does not offer profile " << profile_;
 
     GeneratedPhaseOptions phase;
