@@ -141,12 +141,13 @@ std::vector<std::uint64_t> small_shape(std::size_t rank, std::uint64_t index, Ra
   if (rank >= 2 && below(rng, 2) == 0) shape[below(rng, rank)] = 1 + below(rng, 3);
   // An empty tensor now and then, a huge dimension beside the zero half the time.
   if (index % 7 == 3) {
-    shape[below(rng, rank)] = 0;
-    if (rank >= 2 && below(rng, 2) == 0) {
-      const auto values = interesting_values(8);
-      auto& other = shape[below(rng, rank)];
-      if (other != 0) other = pick(rng, values);
-    }
+    // The zero after huge dimensions half the time: a product checked step by
+    // step overflows before it meets the zero.
+    const std::size_t zero = below(rng, 2) == 0 ? rank - 1 : below(rng, rank);
+    shape[zero] = 0;
+    const auto values = interesting_values(8);
+    for (std::size_t axis = 0; axis < rank; ++axis)
+      if (axis != zero && below(rng, 2) == 0) shape[axis] = pick(rng, values);
   }
   return shape;
 }
@@ -249,7 +250,14 @@ void break_type(TensorDescription& tensor, std::uint64_t turn, Random& rng) {
       tensor.layout = std::string(kBadUtf8[below(rng, kBadUtf8.size())]);
       break;
     case 2:
-      tensor.block_size = info ? static_cast<std::uint32_t>(pick(rng, interesting_values(4)) | 1) : 0;
+      if (info) {
+        tensor.block_size = static_cast<std::uint32_t>(pick(rng, interesting_values(4)) | 1);
+      } else if (below(rng, 2) == 0) {
+        tensor.block_size = 0;
+      } else {
+        // Above 16 bits with the old block size below: the payload is a multiple of the low bits only.
+        tensor.block_size = (std::uint32_t{1} << (16 + below(rng, 15))) + std::min<std::uint32_t>(tensor.block_size, 0xFFFF);
+      }
       break;
     case 3:
       if (below(rng, 2) == 0 || tensor.payload.empty()) tensor.payload.push_back(0);
@@ -522,6 +530,28 @@ Bytes generate_block(std::uint64_t index, Random& rng, std::size_t max_size) {
     }
     // A heap 8 bytes longer than its segments, taken from the zero gap when there is one.
     if (field.name == header::kHeapLength.name && round % 4 == 1) value = old + kHeapAlign;
+    // An offset moved with what it points to: zero bytes put before the part, so
+    // a reader that accepts the offset reads the right bytes from where it points.
+    if (round % 4 == 3 && (field.name == header::kPayloadOffset.name || field.name == entry::kDataOffset.name)) {
+      static constexpr std::array<std::uint64_t, 4> kMoves{1, 8, 64, 128};
+      const std::uint64_t move = kMoves[below(rng, kMoves.size())];
+      const bool payload_region = field.name == header::kPayloadOffset.name;
+      const std::uint64_t at = payload_region ? out.placement.payload_offset : out.placement.tensors[frame_at].data;
+      if (at <= out.bytes.size()) {
+        out.bytes.insert(out.bytes.begin() + static_cast<std::ptrdiff_t>(at), move, 0);
+        if (!payload_region) {
+          // Every later payload moves too, and the region grows by the move.
+          for (std::size_t t = frame_at + 1; t < out.placement.tensors.size(); ++t) {
+            const std::uint64_t entry_at = out.placement.tensors[t].entry;
+            write_field(out.bytes, entry_at, entry::kDataOffset,
+                        read_field(out.bytes, entry_at, entry::kDataOffset).value_or(0) + move);
+          }
+          write_field(out.bytes, 0, header::kPayloadLength,
+                      read_field(out.bytes, 0, header::kPayloadLength).value_or(0) + move);
+        }
+        value = old + move;
+      }
+    }
     if (value == old) value = old ^ 1;
     write_field(out.bytes, base, field, value);
   }
