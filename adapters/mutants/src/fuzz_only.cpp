@@ -13,11 +13,17 @@
 #include <utility>
 
 #include "catalogue_parts.hpp"
+#include "kiln/decode.hpp"
 #include "kiln/dtype.hpp"
 #include "kiln/endian.hpp"
 #include "kiln/utf8.hpp"
+#include "relaxed.hpp"
 
 namespace kiln::mutants {
+
+// The hurray-elements members of the family (fuzz_only_hurray.cpp).
+std::vector<Mutant> hurray_fuzz_only_mutants();
+
 namespace {
 
 using parts::Check;
@@ -315,14 +321,151 @@ Mutant bool_verdict_kept() {
   return m;
 }
 
+
+// The canonical composition of a Latin letter and one combining mark (U+0300
+// grave, U+0301 acute, U+0302 circumflex, U+0303 tilde, U+0308 diaeresis,
+// U+0327 cedilla) into its Latin-1 letter, as NFC does; the rest is kept.
+std::string composed_latin(std::string_view name) {
+  struct Composition {
+    char base;
+    std::uint8_t mark;  // the second byte of the mark's UTF-8 form, cc xx
+    std::uint8_t composed;  // the Latin-1 code point (lower case; upper case is 0x20 below)
+  };
+  static constexpr Composition kTable[] = {
+      {'a', 0x80, 0xE0}, {'a', 0x81, 0xE1}, {'a', 0x82, 0xE2}, {'a', 0x83, 0xE3}, {'a', 0x88, 0xE4},
+      {'c', 0xA7, 0xE7}, {'e', 0x80, 0xE8}, {'e', 0x81, 0xE9}, {'e', 0x82, 0xEA}, {'e', 0x88, 0xEB},
+      {'i', 0x80, 0xEC}, {'i', 0x81, 0xED}, {'i', 0x82, 0xEE}, {'i', 0x88, 0xEF}, {'n', 0x83, 0xF1},
+      {'o', 0x80, 0xF2}, {'o', 0x81, 0xF3}, {'o', 0x82, 0xF4}, {'o', 0x83, 0xF5}, {'o', 0x88, 0xF6},
+      {'u', 0x80, 0xF9}, {'u', 0x81, 0xFA}, {'u', 0x82, 0xFB}, {'u', 0x88, 0xFC}, {'y', 0x81, 0xFD},
+  };
+  std::string out;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (i + 2 < name.size() && static_cast<std::uint8_t>(name[i + 1]) == 0xCC) {
+      const char letter = name[i];
+      const bool upper = letter >= 'A' && letter <= 'Z';
+      const char lower = upper ? static_cast<char>(letter + 0x20) : letter;
+      const auto mark = static_cast<std::uint8_t>(name[i + 2]);
+      const auto* found = std::find_if(std::begin(kTable), std::end(kTable), [&](const Composition& c) {
+        return c.base == lower && c.mark == mark;
+      });
+      if (found != std::end(kTable)) {
+        const unsigned code = found->composed - (upper ? 0x20u : 0u);
+        out += static_cast<char>(0xC0 | code >> 6);
+        out += static_cast<char>(0x80 | (code & 0x3F));
+        i += 2;
+        continue;
+      }
+    }
+    out += name[i];
+  }
+  return out;
+}
+
+Mutant names_nfc_in_large_directory() {
+  Mutant m = parts::missing(
+      "fuzz-names-nfc-large-directory", kFamilyFuzzOnly,
+      "with more than 8 tensors the name index is a hash map keyed by the name's NFC form (a "
+      "Unicode-aware string class), so two names that differ only in normal form (U+00E9 and e "
+      "U+0301) are taken for duplicates; small directories compare bytes",
+      Rule::kFrameNameUnique);
+  m.extra_frame_check = [](const BlockView& view, ByteSpan) -> Check {
+    const bool hashed = view.tensors.size() > 8;
+    std::set<std::string> seen;
+    for (const auto& tensor : view.tensors) {
+      const std::string key = hashed ? composed_latin(tensor.name) : std::string(tensor.name);
+      if (!seen.insert(key).second) return reject(Rule::kFrameNameUnique, "duplicate tensor name");
+    }
+    return std::nullopt;
+  };
+  return m;
+}
+
+Mutant names_trailing_spaces_trimmed() {
+  Mutant m = parts::make(
+      "fuzz-names-trailing-spaces-trimmed", kFamilyFuzzOnly,
+      "names are handed out with trailing spaces (U+0020) trimmed, as from a fixed-width, "
+      "space-padded name field; every check sees the bytes as written");
+  m.alter_accepted = [](BlockDescription& tensors, ByteSpan) {
+    for (auto& tensor : tensors.tensors)
+      while (!tensor.name.empty() && tensor.name.back() == ' ') tensor.name.pop_back();
+  };
+  return m;
+}
+
+bool is_u32(std::uint16_t code) { return code == code_of("u32"); }
+
+void swap_u32_elements(std::span<std::uint8_t> payload) {
+  for (std::size_t at = 0; at + 4 <= payload.size(); at += 4) std::reverse(payload.begin() + at, payload.begin() + at + 4);
+}
+
+Mutant u32_big_endian() {
+  Mutant m = parts::make(
+      "fuzz-u32-elements-big-endian", kFamilyFuzzOnly,
+      "u32 elements are converted with the network-order routine, in the reader and the writer "
+      "alike: each 4-byte element's bytes reversed (i32, f32 and the other widths are right)");
+  m.alter_accepted = [](BlockDescription& tensors, ByteSpan) {
+    for (auto& tensor : tensors.tensors)
+      if (is_u32(tensor.dtype)) swap_u32_elements(tensor.payload);
+  };
+  m.rewrite_encoded = [](Bytes& bytes, const Placement& placement, const BlockDescription& description) {
+    for (std::size_t i = 0; i < description.tensors.size() && i < placement.tensors.size(); ++i) {
+      const auto& at = placement.tensors[i];
+      if (!is_u32(description.tensors[i].dtype) || at.data_end > bytes.size() || at.data > at.data_end) continue;
+      swap_u32_elements(std::span<std::uint8_t>(bytes).subspan(at.data, at.data_end - at.data));
+    }
+  };
+  return m;
+}
+
+// The first entry whose name breaks a name rule (UTF-8, uniqueness), or the count.
+std::size_t first_bad_name(const BlockDescription& tensors) {
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < tensors.tensors.size(); ++i)
+    if (!is_valid_utf8(tensors.tensors[i].name) || !seen.insert(tensors.tensors[i].name).second) return i;
+  return tensors.tensors.size();
+}
+
+Mutant types_checked_per_page() {
+  Mutant m = parts::make(
+      "fuzz-types-checked-per-page", kFamilyFuzzOnly,
+      "a streaming reader reads the directory in pages of 4 entries (a 256-byte buffer) and "
+      "type-checks each page's tensors before it reads the next page, so a TYPE defect wins over a "
+      "FRAME defect in a later page (one in the same page is reported as the reference does)");
+  m.read_frame = [](ByteSpan input) -> std::variant<protocol::Reject, BlockDescription> {
+    constexpr std::size_t kPage = 4;
+    BlockDescription before;
+    auto read = relaxed::read_frame(input, {}, &before);
+    std::size_t defect = before.tensors.size();
+    if (const auto* tensors = std::get_if<BlockDescription>(&read)) {
+      defect = first_bad_name(*tensors);
+      if (defect == tensors->tensors.size()) return read;  // no entry defect: the reference judges the rest
+      before = *tensors;
+    }
+    // The pages read in full before the defect's page, type-checked as they were read.
+    BlockDescription pages;
+    pages.tensors.assign(before.tensors.begin(),
+                         before.tensors.begin() + static_cast<std::ptrdiff_t>(defect / kPage * kPage));
+    if (pages.tensors.empty()) return read;
+    const auto built = kiln::build(pages);
+    if (!built) return read;
+    const auto judged = kiln::decode(built.value().bytes);
+    if (!judged && judged.error().error_class() == ErrorClass::kType) return protocol::reject_from(judged.error());
+    return read;
+  };
+  return m;
+}
+
 std::vector<Mutant> build_fuzz_only() {
   std::vector<Mutant> all;
   for (auto make : {nibble_after_opaque, high_rank_empty_length,
                     long_name_last_byte, late_bf16_name_utf8, u4_after_byte_dtype, wide_running_product,
                     opaque_block_size_16, f16_subnormals_high_rank,
                     layout_utf8_cached_by_block_size, duplicate_names_window,
-                    strips_trailing_newline, closed_verdict_per_content, bool_verdict_kept})
+                    strips_trailing_newline, closed_verdict_per_content, bool_verdict_kept,
+                    names_nfc_in_large_directory, names_trailing_spaces_trimmed, u32_big_endian,
+                    types_checked_per_page})
     all.push_back(make());
+  for (Mutant& mutant : hurray_fuzz_only_mutants()) all.push_back(std::move(mutant));
   return all;
 }
 

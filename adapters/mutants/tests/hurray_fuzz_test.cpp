@@ -21,9 +21,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Every mutant is found within 3,000 inputs for seeds 1 to 9 but one (seed 4
-// needs more for hurray-pad-6bit-last-byte-only): 5,000 leaves a margin, and a
-// change to the generator that needs more is a regression of its reach.
+// Every mutant is found within 3,000 inputs for seeds 1 to 9 but one (seed 5
+// needs more for hurray-pad-6bit-last-byte-only; measured again when the
+// generator gained its schedule): 5,000 leaves a margin, and a change to the
+// generator that needs more is a regression of its reach.
 constexpr std::uint64_t kRuns = 5000;
 constexpr std::uint64_t kSeed = 1;
 
