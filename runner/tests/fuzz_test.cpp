@@ -188,12 +188,30 @@ TEST(FuzzTrust, AnAdapterThatCannotBeRestartedIsUnusable) {
   ScratchDir scratch;
   auto options = options_for(counting_starts(scratch, "--crash-in-start 1 --fail-starts 2-100000"), scratch / "findings");
   options.runs.reset();
-  options.seconds = 2;
+  // Time for the crash's confirmation (three fresh starts, with pauses) and
+  // then the run adapter's own restarts, on a loaded machine under the sanitizers.
+  options.seconds = 5;
   std::ostringstream out, err;
   const auto summary = run_fuzz(options, seeds(), out, err);
   EXPECT_EQ(summary.exit_code, kExitAdapterUnusable) << out.str() << err.str();
   EXPECT_TRUE(summary.findings.empty()) << out.str();
   EXPECT_NE(err.str().find("could not be restarted"), std::string::npos) << err.str();
+}
+
+// A bound on replays: the disagreements past it are neither confirmed nor listed.
+TEST(FuzzTrust, MaxConfirmationsBoundsTheReplays) {
+  ScratchDir scratch;
+  auto options = options_for(fake("--reject-everything"), scratch / "findings");
+  options.runs = 500;
+  std::ostringstream ignored;
+  const auto unbounded = run_fuzz(options, seeds(), ignored, ignored);
+  ASSERT_GT(unbounded.findings.size() + unbounded.not_reproduced.size(), 2u);
+  options.max_confirmations = 2;
+  options.out_dir = scratch / "bounded";
+  std::ostringstream out, err;
+  const auto bounded = run_fuzz(options, seeds(), out, err);
+  EXPECT_EQ(bounded.findings.size() + bounded.not_reproduced.size(), 2u) << out.str();
+  EXPECT_EQ(bounded.exit_code, kExitFailures);
 }
 
 // One slow reply on a loaded machine: a fresh adapter answers it in time, so it is no hang.
