@@ -172,6 +172,61 @@ std::string adapter_name(const ReportContext& context) {
   return context.hello->name + " " + context.hello->version;
 }
 
+// Whether a result carries what it takes to run it again: anything but a pass or a skip.
+bool shows_replay(const CaseResult& result) {
+  return result.verdict != Verdict::kPass && result.verdict != Verdict::kSkip;
+}
+
+// A generated check is no case of the set, so a --filter of its id replays
+// nothing: it replays through its written case, or through the phase itself.
+std::string result_replay(const RunOptions& options, const CaseResult& result) {
+  if (result.generated && !result.generated->replay.empty()) return result.generated->replay;
+  return replay_command(options, result);
+}
+
+protocol::Json generated_phase_json(const GeneratedPhase& phase) {
+  using protocol::Json;
+  Json findings = Json::array();
+  for (const FuzzFinding& finding : phase.findings) {
+    Json item{{"case", json_text(finding.test_case.id)},
+              {"op", std::string(to_string(finding.op))},
+              {"file", json_text(finding.file.string())},
+              {"replay", json_text(finding.replay)},
+              {"signature", json_text(finding.signature)},
+              {"state_dependent", finding.state_dependent}};
+    if (finding.state_dependent) item["requests"] = finding.requests;
+    if (!finding.check_problems.empty()) item["check_problems"] = json_texts(finding.check_problems);
+    findings.push_back(std::move(item));
+  }
+  Json not_reproduced = Json::array();
+  for (const NotReproduced& seen : phase.not_reproduced)
+    not_reproduced.push_back({{"signature", json_text(seen.signature)},
+                              {"seen", json_text(seen.seen)},
+                              {"replayed", json_text(seen.replayed)}});
+  return {{"profile", json_text(phase.profile)},
+          {"seed", phase.seed},
+          {"planned", phase.planned},
+          {"ran", phase.ran},
+          {"failed", phase.failed},
+          {"stopped", json_text(phase.stopped)},
+          {"write_failed", phase.write_failed},
+          {"findings", std::move(findings)},
+          {"not_reproduced", std::move(not_reproduced)}};
+}
+
+// The profiles with generated results or a phase, phases first: each is one
+// JUnit test suite, even one whose results a caller left out.
+std::vector<std::string> generated_profiles(const ReportContext& context) {
+  std::vector<std::string> profiles;
+  const auto add = [&](const std::string& profile) {
+    if (std::find(profiles.begin(), profiles.end(), profile) == profiles.end()) profiles.push_back(profile);
+  };
+  for (const GeneratedPhase& phase : context.generated) add(phase.profile);
+  for (const CaseResult& result : context.results)
+    if (result.generated) add(result.profile.empty() ? "kiln-v2" : result.profile);
+  return profiles;
+}
+
 }  // namespace
 
 protocol::Json json_report(const ReportContext& context) {
@@ -239,45 +294,81 @@ protocol::Json json_report(const ReportContext& context) {
     if (!result.detail.empty()) item["detail"] = json_text(result.detail);
     if (result.first_difference) item["first_difference"] = *result.first_difference;
     if (result.difference) item["difference"] = difference_json(*result.difference);
-    if (result.verdict != Verdict::kPass && result.verdict != Verdict::kSkip)
-      item["replay"] = json_text(replay_command(context.options, result));
+    if (shows_replay(result)) item["replay"] = json_text(result_replay(context.options, result));
     if (!result.adapter_stderr.empty()) item["adapter_stderr"] = json_text(result.adapter_stderr);
     item["seconds"] = result.seconds;
+    // A passing check carries only its place in the sequence, as a passing
+    // case carries no replay: 20,000 of them stay small.
+    if (result.generated) {
+      Json generated{{"seed", result.generated->seed}, {"number", result.generated->number}};
+      if (shows_replay(result)) {
+        if (!result.generated->file.empty()) generated["file"] = json_text(result.generated->file);
+        generated["replay"] = json_text(result_replay(context.options, result));
+      }
+      item["generated"] = std::move(generated);
+    }
     results.push_back(std::move(item));
   }
   report["results"] = std::move(results);
+  // Empty when no phase ran (--generated 0, a narrowed run): the certificate
+  // then covers the cases only.
+  Json generated = Json::array();
+  for (const GeneratedPhase& phase : context.generated) generated.push_back(generated_phase_json(phase));
+  report["generated"] = std::move(generated);
   return report;
 }
 
 std::string junit_report(const ReportContext& context) {
   // JUnit has no warnings: a recommended failure, like an expected one, is shown
   // as skipped with its reason, which CI marks without failing the build.
-  std::size_t failures = 0, errors = 0, skipped = 0;
+  struct Counts {
+    std::size_t tests = 0, failures = 0, errors = 0, skipped = 0;
+    double seconds = 0;
+  };
+  const auto count = [](Counts& counts, const CaseResult& result) {
+    ++counts.tests;
+    counts.seconds += result.seconds;
+    if (result.status == Status::kSkip || result.expected_failure() || result.recommended_failure()) ++counts.skipped;
+    else if (result.stale_listing() || result.status == Status::kFail) ++counts.failures;
+    else if (result.status != Status::kPass) ++counts.errors;
+  };
+  const auto profile_of = [](const CaseResult& result) {
+    return result.profile.empty() ? std::string("kiln-v2") : result.profile;
+  };
+  // The cases are one suite; each profile's generated phase is another, with
+  // its seed and counts as properties.
+  const std::vector<std::string> phase_profiles = generated_profiles(context);
+  Counts all, cases;
+  std::vector<Counts> phases(phase_profiles.size());
   for (const CaseResult& result : context.results) {
-    if (result.status == Status::kSkip || result.expected_failure() || result.recommended_failure()) ++skipped;
-    else if (result.stale_listing() || result.status == Status::kFail) ++failures;
-    else if (result.status != Status::kPass) ++errors;
+    count(all, result);
+    if (!result.generated) {
+      count(cases, result);
+      continue;
+    }
+    const auto at = std::find(phase_profiles.begin(), phase_profiles.end(), profile_of(result));
+    count(phases[static_cast<std::size_t>(at - phase_profiles.begin())], result);
   }
   // Every piece of text goes through xml_text, ours too, so that no path
   // around the escape exists.
   const auto x = [](std::string_view text) { return xml_text(text); };
   std::ostringstream xml;
-  xml << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  xml << "<testsuites name=\"kiln-conformance\" tests=\"" << context.results.size()
-      << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\"" << skipped
-      << "\" time=\"" << seconds_text(context.seconds) << "\">\n";
-  xml << "  <testsuite name=\"" << x("kiln-v2 against " + adapter_name(context)) << "\" tests=\""
-      << context.results.size() << "\" failures=\"" << failures << "\" errors=\"" << errors
-      << "\" skipped=\"" << skipped << "\" time=\"" << seconds_text(context.seconds)
-      << "\" timestamp=\"" << x(context.started_at) << "\">\n";
-  xml << "    <properties>\n"
-      << "      <property name=\"suite_version\" value=\"" << x(KILN_SUITE_VERSION) << "\"/>\n"
-      << "      <property name=\"case_set_sha256\" value=\"" << x(context.case_set_sha256) << "\"/>\n"
-      << "      <property name=\"certificate\" value=\"" << x(context.certificate) << "\"/>\n"
-      << "    </properties>\n";
-  for (const CaseResult& result : context.results) {
-    xml << "    <testcase classname=\"" << x("kiln-v2." + std::string(to_string(result.op)))
-        << "\" name=\"" << x(result.case_id) << "\" time=\"" << seconds_text(result.seconds) << "\"";
+  const auto suite_open = [&](const std::string& name, const Counts& counts, double seconds) {
+    xml << "  <testsuite name=\"" << x(name) << "\" tests=\"" << counts.tests << "\" failures=\""
+        << counts.failures << "\" errors=\"" << counts.errors << "\" skipped=\"" << counts.skipped
+        << "\" time=\"" << seconds_text(seconds) << "\" timestamp=\"" << x(context.started_at) << "\">\n";
+  };
+  const auto property = [&](const std::string& name, const std::string& value) {
+    xml << "      <property name=\"" << x(name) << "\" value=\"" << x(value) << "\"/>\n";
+  };
+  const auto testcase = [&](const CaseResult& result) {
+    // A generated check is named as an expected-failures entry names it.
+    const std::string classname = result.generated ? "generated." + profile_of(result)
+                                                   : "kiln-v2." + std::string(to_string(result.op));
+    const std::string name =
+        result.generated ? result.case_id + ":" + std::string(to_string(result.op)) : result.case_id;
+    xml << "    <testcase classname=\"" << x(classname) << "\" name=\"" << x(name) << "\" time=\""
+        << seconds_text(result.seconds) << "\"";
     // A changed failure says what its list entry recorded.
     const std::string changed =
         result.changed_failure() && result.listed_status
@@ -285,8 +376,14 @@ std::string junit_report(const ReportContext& context) {
                   std::string(to_string(result.status)) + ": "
             : "";
     const std::string message = changed + "expected " + result.expected + ", got " + result.got;
+    // A generated failure's body says where its case was written and how to replay it.
+    std::string written;
+    if (result.generated) {
+      if (!result.generated->file.empty()) written += "\nwritten as: " + result.generated->file;
+      written += "\nreplay: " + result_replay(context.options, result);
+    }
     const std::string body =
-        x(result.detail +
+        x(result.detail + written +
           (result.adapter_stderr.empty() ? "" : "\nadapter stderr:\n" + result.adapter_stderr));
     const std::string status(to_string(result.status));
     if (result.status == Status::kSkip) {
@@ -312,8 +409,47 @@ std::string junit_report(const ReportContext& context) {
     } else {
       xml << "/>\n";
     }
+  };
+
+  xml << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  xml << "<testsuites name=\"kiln-conformance\" tests=\"" << all.tests << "\" failures=\"" << all.failures
+      << "\" errors=\"" << all.errors << "\" skipped=\"" << all.skipped << "\" time=\""
+      << seconds_text(context.seconds) << "\">\n";
+  // Without a phase the cases' suite is the run, and takes its time.
+  const bool any_phase = !phase_profiles.empty();
+  suite_open("kiln-v2 against " + adapter_name(context), cases, any_phase ? cases.seconds : context.seconds);
+  xml << "    <properties>\n";
+  property("suite_version", KILN_SUITE_VERSION);
+  property("case_set_sha256", context.case_set_sha256);
+  property("certificate", context.certificate);
+  xml << "    </properties>\n";
+  for (const CaseResult& result : context.results)
+    if (!result.generated) testcase(result);
+  xml << "  </testsuite>\n";
+  for (std::size_t i = 0; i < phase_profiles.size(); ++i) {
+    const std::string& profile = phase_profiles[i];
+    const auto phase = std::find_if(context.generated.begin(), context.generated.end(),
+                                    [&](const GeneratedPhase& p) { return p.profile == profile; });
+    suite_open("generated " + profile + " against " + adapter_name(context), phases[i], phases[i].seconds);
+    xml << "    <properties>\n";
+    property("profile", profile);
+    if (phase != context.generated.end()) {
+      property("generated_seed", std::to_string(phase->seed));
+      property("generated_planned", std::to_string(phase->planned));
+      property("generated_ran", std::to_string(phase->ran));
+      property("generated_failed", std::to_string(phase->failed));
+      property("generated_confirmed", std::to_string(phase->findings.size()));
+      property("generated_not_reproduced", std::to_string(phase->not_reproduced.size()));
+      if (!phase->stopped.empty()) property("generated_stopped", phase->stopped);
+      if (phase->write_failed) property("generated_write_failed", "true");
+    }
+    property("case_set_sha256", context.case_set_sha256);
+    xml << "    </properties>\n";
+    for (const CaseResult& result : context.results)
+      if (result.generated && profile_of(result) == profile) testcase(result);
+    xml << "  </testsuite>\n";
   }
-  xml << "  </testsuite>\n</testsuites>\n";
+  xml << "</testsuites>\n";
   return xml.str();
 }
 
@@ -352,6 +488,53 @@ std::string markdown_report(const ReportContext& context) {
   md << "\n";
   md << "Suite " << m(KILN_SUITE_VERSION) << ", " << context.case_count
      << " cases, case set sha256 `" << m(context.case_set_sha256) << "`.\n\n";
+  md << "### Generated checks\n\n";
+  if (context.generated.empty()) {
+    md << "No generated checks ran.\n\n";
+  } else {
+    md << "| profile | seed | checks | failed | confirmed and written | not reproduced |\n"
+          "|---|---:|---:|---:|---:|---:|\n";
+    for (const GeneratedPhase& phase : context.generated)
+      md << "| " << m(phase.profile) << " | " << phase.seed << " | " << phase.ran << " of " << phase.planned
+         << " | " << phase.failed << " | " << phase.findings.size() << " | " << phase.not_reproduced.size()
+         << " |\n";
+    md << "\n";
+    bool listed = false;  // notes under the table, ended by a blank line
+    for (const GeneratedPhase& phase : context.generated) {
+      listed |= !phase.stopped.empty() || phase.write_failed;
+      if (!phase.stopped.empty())
+        md << "- " << m(phase.profile) << " stopped after " << phase.ran << " of " << phase.planned
+           << " checks: " << m(phase.stopped) << "\n";
+      if (phase.write_failed) md << "- " << m(phase.profile) << ": a confirmed failure could not be written\n";
+    }
+    if (listed) md << "\n";
+    bool any_finding = false, any_not_reproduced = false;
+    for (const GeneratedPhase& phase : context.generated) {
+      any_finding |= !phase.findings.empty();
+      any_not_reproduced |= !phase.not_reproduced.empty();
+    }
+    // Plain cells, not code spans: a code span would show the escapes of an
+    // adapter command's '<' or '&' literally.
+    if (any_finding) {
+      md << "Confirmed failures, each written as a case (a request file when it needs the "
+            "requests before it):\n\n| profile | op | written | replay |\n|---|---|---|---|\n";
+      for (const GeneratedPhase& phase : context.generated)
+        for (const FuzzFinding& finding : phase.findings)
+          md << "| " << m(phase.profile) << " | " << m(to_string(finding.op)) << " | "
+             << m(finding.file.string() + (finding.state_dependent ? " (after " + std::to_string(finding.requests) +
+                                                                        " requests)"
+                                                                  : ""))
+             << " | " << m(finding.replay) << " |\n";
+      md << "\n";
+    }
+    if (any_not_reproduced) {
+      md << "Failures a fresh adapter did not repeat:\n\n| profile | seen | replayed |\n|---|---|---|\n";
+      for (const GeneratedPhase& phase : context.generated)
+        for (const NotReproduced& seen : phase.not_reproduced)
+          md << "| " << m(phase.profile) << " | " << m(seen.seen) << " | " << m(seen.replayed) << " |\n";
+      md << "\n";
+    }
+  }
   bool any_unexpected = false;
   for (const CaseResult& result : context.results) any_unexpected |= result.unexpected();
   if (any_unexpected) {

@@ -15,7 +15,9 @@
 namespace kiln::conformance {
 
 // 2: "profiles", each profile's verdict; no top-level "profile" (each result has its own).
-inline constexpr int kJsonReportVersion = 2;
+// 3: "generated", the generated phase of each profile (an empty array: none ran,
+// where a version 2 report cannot tell), and "generated" on each of its results.
+inline constexpr int kJsonReportVersion = 3;
 
 struct ReportContext {
   const RunOptions& options;
