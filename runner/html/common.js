@@ -114,6 +114,10 @@ function details(result, heading) {
   add("expected", result.expected);
   add("got", result.got);
   add("detail", result.detail);
+  if (result.generated) {
+    add("generated", "check " + result.generated.number + " of seed " + result.generated.seed);
+    add("written case", result.generated.file);
+  }
   if (result.difference) {
     add("difference", result.difference.summary);
     add("bytes", hexDiff(result.difference));
@@ -171,4 +175,60 @@ function countsTable(firstHeader) {
   for (const c of CATEGORIES) head.appendChild(el("th", "num", CATEGORY_NAMES[c]));
   head.appendChild(el("th", "num", "results"));
   return table;
+}
+
+// Each profile's generated phase, summed for one line: null for a report older
+// than the phase (it cannot say whether one ran).
+function generatedSummary(phases) {
+  if (!Array.isArray(phases)) return null;
+  const sum = {planned: 0, ran: 0, failed: 0, written: 0, notReproduced: 0, seeds: [], stopped: []};
+  for (const p of phases) {
+    sum.planned += p.planned || 0;
+    sum.ran += p.ran || 0;
+    sum.failed += p.failed || 0;
+    sum.written += (p.findings || []).length;
+    sum.notReproduced += (p.not_reproduced || []).length;
+    if (!sum.seeds.includes(String(p.seed))) sum.seeds.push(String(p.seed));
+    if (p.stopped) sum.stopped.push(p.profile + ": " + p.stopped);
+  }
+  return sum;
+}
+
+// "20000 of 20000 (seed 201595584)", or why there is no count.
+function generatedChecksText(sum) {
+  if (!sum) return "not in this report";
+  if (sum.planned === 0 && sum.ran === 0) return "none (cases only)";
+  return sum.ran + " of " + sum.planned + " (seed " + sum.seeds.join(", ") + ")";
+}
+
+function generatedFailuresText(sum) {
+  if (!sum) return "";
+  let text = String(sum.failed);
+  if (sum.written) text += ", " + sum.written + " written";
+  if (sum.notReproduced) text += ", " + sum.notReproduced + " not reproduced";
+  return text;
+}
+
+// A confirmed generated failure: where its case was written and how to replay it.
+function findingDetails(finding, heading) {
+  const box = el("div", "details finding");
+  box.appendChild(el("strong", null, heading));
+  const list = el("dl");
+  const add = (name, value, pre) => {
+    if (value === undefined || value === null || value === "") return;
+    list.appendChild(el("dt", null, name));
+    const dd = el("dd");
+    if (pre) dd.appendChild(el("pre", null, value));
+    else dd.textContent = visible(value);
+    list.appendChild(dd);
+  };
+  add("written", finding.file + (finding.state_dependent ? " (needs the " + finding.requests +
+    " requests before it: kiln-conformance replay)" : ""));
+  add("case", finding.case);
+  add("op", finding.op);
+  add("disagreement", finding.signature);
+  add("check problems", (finding.check_problems || []).join("\n"), true);
+  add("replay", finding.replay, true);
+  box.appendChild(list);
+  return box;
 }

@@ -17,13 +17,30 @@
   root.appendChild(el("h2", null, "Implementations"));
   const implTable = countsTable("implementation");
   implTable.id = "implementations";
+  implTable.rows[0].appendChild(el("th", "num", "generated checks"));
+  implTable.rows[0].appendChild(el("th", "num", "generated failed"));
   implTable.rows[0].appendChild(el("th", null, "certificate"));
   for (const impl of impls) {
     const tr = countsRow(implTable, impl.label, impl.totals || {}, (impl.totals || {}).results || 0);
     tr.cells[0].title = visible(impl.command || "");
+    const generated = generatedSummary(impl.generated);
+    const checks = tr.appendChild(el("td", "num generated-checks", generatedChecksText(generated)));
+    if (generated && generated.stopped.length) checks.title = visible("stopped: " + generated.stopped.join("; "));
+    tr.appendChild(el("td", "num generated-failed", generatedFailuresText(generated)));
     tr.appendChild(el("td", certificateClass(impl.certificate || ""), impl.certificate || ""));
   }
   root.appendChild(implTable);
+
+  // What each implementation's generated phase confirmed and wrote as a case.
+  const written = impls.flatMap((impl) => (impl.generated || []).flatMap((p) =>
+    (p.findings || []).map((f) => [impl.label + ", " + p.profile + " " + f.op + ": " + (f.case || f.file), f])));
+  if (written.length) {
+    const box = el("details");
+    box.id = "generated-findings";
+    box.appendChild(el("summary", null, "generated failures written as cases (" + written.length + ")"));
+    for (const [heading, f] of written) box.appendChild(findingDetails(f, heading));
+    root.appendChild(box);
+  }
 
   root.appendChild(el("h2", null, "Results"));
   const controls = el("div", "controls");

@@ -50,6 +50,50 @@
     root.appendChild(details);
   }
 
+  // The generated phase: each profile's count, seed and failures, and every
+  // failure it confirmed and wrote as a case, with its replay command.
+  const genHeading = el("h2", null, "Generated checks");
+  genHeading.id = "generated-heading";
+  root.appendChild(genHeading);
+  const phases = DATA.generated;
+  if (!Array.isArray(phases)) {
+    root.appendChild(el("p", null, "This report is older than the generated phase (report_version " +
+      DATA.report_version + ")."));
+  } else if (phases.length === 0) {
+    root.appendChild(el("p", null, "No generated checks ran: the certificate covers the cases only."));
+  } else {
+    const genTable = el("table", "counts");
+    genTable.id = "generated";
+    const genHead = genTable.insertRow();
+    for (const h of ["profile", "seed", "checks", "failed", "written", "not reproduced", "stopped"])
+      genHead.appendChild(el("th", h === "profile" || h === "stopped" ? null : "num", h));
+    for (const p of phases) {
+      const tr = genTable.insertRow();
+      tr.appendChild(el("td", null, p.profile));
+      tr.appendChild(el("td", "num", String(p.seed)));
+      tr.appendChild(el("td", "num", p.ran + " of " + p.planned));
+      tr.appendChild(el("td", "num", String(p.failed)));
+      tr.appendChild(el("td", "num", String((p.findings || []).length)));
+      tr.appendChild(el("td", "num", String((p.not_reproduced || []).length)));
+      tr.appendChild(el("td", null, (p.stopped || "") + (p.write_failed ? " (a failure could not be written)" : "")));
+    }
+    root.appendChild(genTable);
+    const findings = el("div");
+    findings.id = "generated-findings";
+    for (const p of phases)
+      for (const f of p.findings || []) findings.appendChild(findingDetails(f, p.profile + " " + f.op + ": " + (f.case || f.file)));
+    root.appendChild(findings);
+    const unrepeated = phases.flatMap((p) => (p.not_reproduced || []).map((n) => [p.profile, n]));
+    if (unrepeated.length) {
+      const box = el("details");
+      box.id = "generated-not-reproduced";
+      box.appendChild(el("summary", null, "not reproduced in a fresh adapter (" + unrepeated.length + ")"));
+      for (const [profile, n] of unrepeated)
+        box.appendChild(el("div", "meta", profile + ": seen " + n.seen + "; replayed: " + n.replayed));
+      root.appendChild(box);
+    }
+  }
+
   // Every result that fails the run, and every recommended failure, in full.
   const failing = results.filter((r) => r.unexpected || r.verdict === "recommended-failure");
   const failHeading = el("h2", null, "Failures (" + failing.length + ")");

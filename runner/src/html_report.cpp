@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/generated.hpp"
 #include "kiln/conformance/report.hpp"
 #include "kiln/conformance/sha256.hpp"
 #include "kiln/hex.hpp"
@@ -138,8 +139,8 @@ bool load_run_report(const std::filesystem::path& file, LoadedReport& loaded, st
   if (!report.is_object() || string_member(report, "report") != "kiln-conformance-run")
     return refuse("its \"report\" is not \"kiln-conformance-run\"");
   const Json* version = member(report, "report_version", Json::value_t::number_unsigned);
-  // Version 1 had one top-level profile (kiln-v2) and no per-profile verdicts;
-  // its results read the same.
+  // Version 1 had one top-level profile (kiln-v2) and no per-profile verdicts,
+  // version 2 no generated phase; their results read the same.
   if (!version || *version < 1 || *version > kJsonReportVersion)
     return refuse("report_version is not 1 to " + std::to_string(kJsonReportVersion));
   if (!member(report, "case_set_sha256", Json::value_t::string)) return refuse("no case_set_sha256");
@@ -151,6 +152,26 @@ bool load_run_report(const std::filesystem::path& file, LoadedReport& loaded, st
     for (const char* field : {"case", "op", "status", "verdict"})
       if (!member(item, field, Json::value_t::string))
         return refuse("result " + std::to_string(i) + " has no string \"" + field + "\"");
+  }
+  // The generated phases, which the matrix counts (absent before version 3).
+  if (report.contains("generated")) {
+    const Json* phases = member(report, "generated", Json::value_t::array);
+    if (!phases) return refuse("\"generated\" is not an array");
+    for (std::size_t i = 0; i < phases->size(); ++i) {
+      const Json& phase = (*phases)[i];
+      const std::string which = "generated phase " + std::to_string(i);
+      if (!phase.is_object() || !member(phase, "profile", Json::value_t::string))
+        return refuse(which + " has no string \"profile\"");
+      for (const char* field : {"seed", "planned", "ran", "failed"})
+        if (!member(phase, field, Json::value_t::number_unsigned))
+          return refuse(which + " has no number \"" + field + "\"");
+      for (const char* list : {"findings", "not_reproduced"}) {
+        if (!phase.contains(list)) continue;
+        const Json* items = member(phase, list, Json::value_t::array);
+        if (!items || !std::all_of(items->begin(), items->end(), [](const Json& j) { return j.is_object(); }))
+          return refuse(which + "'s \"" + list + "\" is not an array of objects");
+      }
+    }
   }
   loaded.file = file;
   loaded.report = std::move(report);
@@ -211,6 +232,9 @@ bool matrix_data(const std::vector<LoadedReport>& reports, bool allow_different_
     impl["suite_version"] = string_member(report, "suite_version");
     const Json* totals = member(report, "totals", Json::value_t::object);
     impl["totals"] = totals ? *totals : Json::object();
+    // null: a report older than the generated phase, which cannot say whether one ran.
+    const Json* generated = member(report, "generated", Json::value_t::array);
+    impl["generated"] = generated ? *generated : Json(nullptr);
     implementations.push_back(std::move(impl));
 
     const std::string report_profile = string_member(report, "profile", "kiln-v2");
@@ -251,8 +275,14 @@ bool matrix_data(const std::vector<LoadedReport>& reports, bool allow_different_
   for (auto& [key, row] : rows) {
     Json& cells = row["cells"];
     while (cells.size() < reports.size()) cells.push_back(nullptr);
+    // A generated check missing from a report is one its phase did not run (none,
+    // or one stopped early), not a different answer: only the checks that ran compare.
+    const bool generated = std::get<1>(key) == kGeneratedTopic;
     std::set<std::string> statuses;
-    for (const Json& cell : cells) statuses.insert(cell.is_null() ? "" : cell["status"].get<std::string>());
+    for (const Json& cell : cells) {
+      if (!cell.is_null()) statuses.insert(cell["status"].get<std::string>());
+      else if (!generated) statuses.insert("");
+    }
     row["disagree"] = statuses.size() > 1;
     disagreements += statuses.size() > 1;
     ordered.push_back(std::move(row));

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The HTML reports in a real browser (headless Chromium through Selenium):
-what a reader sees matches the JSON reports (counts, certificates), filters
+what a reader sees matches the JSON reports (counts, certificates, each
+generated phase's checks, seed and written failures), filters
 hide rows, a click opens a result's or a cell's details, and hostile adapter
 text (markup, script, controls, invalid UTF-8) is shown as text and never runs.
 
@@ -101,7 +102,72 @@ def check_run_page(driver, report, page):
     row.click()
     details = driver.find_elements(By.CSS_SELECTOR, "#results tr.details-row .details")
     check(len(details) == 1 and first in details[0].text, "a click on a row opens its details")
+    check_generated_section(driver, report)
     return driver
+
+
+def generated_row(phase):
+    """A phase's row of the run page's #generated table, as the JSON report gives it."""
+    return [phase["profile"], str(phase["seed"]), "%d of %d" % (phase["ran"], phase["planned"]),
+            str(phase["failed"]), str(len(phase["findings"])), str(len(phase["not_reproduced"]))]
+
+
+def check_generated_section(driver, report):
+    phases = report["generated"]
+    check(len(phases) > 0, "the run had a generated phase")
+    rows = [[c.text for c in r.find_elements(By.TAG_NAME, "td")][:6]
+            for r in driver.find_elements(By.CSS_SELECTOR, "#generated tr")[1:]]
+    want = [generated_row(p) for p in phases]
+    check(rows == want, "the generated table %s matches the JSON report's phases %s" % (rows, want))
+    written = [f for p in phases for f in p["findings"]]
+    boxes = driver.find_elements(By.CSS_SELECTOR, "#generated-findings .details")
+    # File names and case ids are the runner's own text; the replay's adapter part may be hostile.
+    check(len(boxes) == len(written) and
+          all(os.path.basename(f["file"]) in b.text and
+              (f["state_dependent"] or "--filter " + f["case"] in b.text)  # a request file replays by name
+              for f, b in zip(written, boxes)),
+          "each of the %d written generated failures shows its file and replay" % len(written))
+    checks = sum(p["ran"] for p in phases)
+    Select(driver.find_element(By.ID, "filter-topic")).select_by_value("(generated)")
+    count = len(report["results"])
+    check(text(driver, "#result-count") == "%d of %d results" % (checks, count),
+          "the (generated) topic holds the %d generated checks" % checks)
+    Select(driver.find_element(By.ID, "filter-topic")).select_by_value("")
+
+
+def generated_cells(report):
+    """The matrix's generated columns for one report: checks (seed) and failures."""
+    phases = report["generated"]
+    seeds = []
+    for p in phases:
+        if str(p["seed"]) not in seeds:
+            seeds.append(str(p["seed"]))
+    failed = str(sum(p["failed"] for p in phases))
+    written = sum(len(p["findings"]) for p in phases)
+    unrepeated = sum(len(p["not_reproduced"]) for p in phases)
+    if written:
+        failed += ", %d written" % written
+    if unrepeated:
+        failed += ", %d not reproduced" % unrepeated
+    return ["%d of %d (seed %s)" % (sum(p["ran"] for p in phases), sum(p["planned"] for p in phases),
+                                    ", ".join(seeds)), failed]
+
+
+def disagreements(reports):
+    """The matrix's rule: a row disagrees when its cells' statuses differ, a
+    missing cell counting as one, except a generated check a phase did not run."""
+    rows = {}
+    for i, report in enumerate(reports):
+        for r in report["results"]:
+            key = (r.get("profile", "kiln-v2"), r.get("topic", "(top)"), r["case"], r["op"])
+            rows.setdefault(key, {}).setdefault(i, r["status"])
+    count = 0
+    for key, cells in rows.items():
+        statuses = set(cells.values())
+        if key[1] != "(generated)" and len(cells) < len(reports):
+            statuses.add("")
+        count += len(statuses) > 1
+    return count
 
 
 def main():
@@ -147,11 +213,17 @@ def main():
             certs = [r.find_elements(By.TAG_NAME, "td")[-1].text for r in impls]
             check(certs[:2] == [ref_report["certificate"], mut_report["certificate"]] and
                   HOSTILE_MARK in certs[2], "the matrix shows each certificate")
+            reports = [ref_report, mut_report, bad_report]
+            generated = [[c.text for c in r.find_elements(By.TAG_NAME, "td")[-3:-1]] for r in impls]
+            want = [generated_cells(r) for r in reports]
+            check(generated == want, "the matrix's generated columns %s match the reports' phases %s" %
+                  (generated, want))
+            written = sum(len(p["findings"]) for r in reports for p in r["generated"])
+            check(len(driver.find_elements(By.CSS_SELECTOR, "#generated-findings .details")) == written,
+                  "the matrix lists the %d written generated failures" % written)
             rows = len(ref_report["results"])
             check(text(driver, "#row-count") == "%d of %d rows" % (rows, rows), "every row listed")
-            disagree = sum(1 for a, b, c in zip(ref_report["results"], mut_report["results"],
-                                                 bad_report["results"])
-                           if len({a["status"], b["status"], c["status"]}) > 1)
+            disagree = disagreements(reports)
             driver.find_element(By.ID, "only-disagreements").click()
             check(text(driver, "#row-count") == "%d of %d rows" % (disagree, rows),
                   "only disagreements leaves %d rows" % disagree)

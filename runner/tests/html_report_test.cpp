@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/conformance/html_report.hpp"
+#include "kiln/conformance/report.hpp"
 #include "kiln/conformance/run.hpp"
 #include "test_support.hpp"
 
@@ -119,6 +120,117 @@ TEST(LoadRunReport, RefusesWhatIsNotARunReport) {
   write_text(scratch / "r.json", run_report("x", "s", {result_item("c", "decode", "PASS", "pass")}).dump(1));
   EXPECT_TRUE(load_run_report(scratch / "r.json", report, error)) << error;
   EXPECT_FALSE(load_run_report(scratch / "missing.json", report, error));
+}
+
+// A run with a generated phase, as json_report writes it: one passing check
+// and one failure written as a case.
+Json generated_run_report() {
+  static const RunOptions options = [] {
+    RunOptions o;
+    o.adapter = "./impl";
+    o.cases_dir = "cases";
+    return o;
+  }();
+  static std::vector<CaseResult> results = [] {
+    std::vector<CaseResult> r(2);
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      r[i].case_id = "generated-kiln-v2-7-00000" + std::to_string(i + 1);
+      r[i].topic = "(generated)";
+      r[i].profile = "kiln-v2";
+      r[i].expected = "reference accept";
+      r[i].generated = CaseResult::Generated{7, i + 1, {}, "kiln-conformance run --generated " + std::to_string(i + 1)};
+    }
+    r[1].status = Status::kFail;
+    r[1].verdict = Verdict::kUnexpectedFailure;
+    r[1].generated->file = "out/generated-failures/kiln-v2-generated-decode-ab.yaml";
+    r[1].generated->replay = "kiln-conformance run --cases out/generated-failures --filter kiln-v2-generated-decode-ab";
+    return r;
+  }();
+  GeneratedPhase phase;
+  phase.profile = "kiln-v2";
+  phase.seed = 7;
+  phase.planned = phase.ran = 2;
+  phase.failed = 1;
+  FuzzFinding finding;
+  finding.file = results[1].generated->file;
+  finding.replay = results[1].generated->replay;
+  finding.signature = "decode: reference accept, adapter reject FRAME";
+  phase.findings.push_back(finding);
+  const ReportContext context{options, std::nullopt, "s1", 0, results, Totals{1, 1, 0, 0, 0},
+                              "NOT CONFORMANT", 1, "2024-01-01T00:00:00Z", {phase}};
+  return json_report(context);
+}
+
+// The report as written reads back, and the matrix carries each implementation's
+// phases (null for a report older than them) beside its totals.
+TEST(MatrixData, CarriesEachImplementationsGeneratedPhase) {
+  ScratchDir scratch;
+  write_text(scratch / "new.json", generated_run_report().dump(1));
+  LoadedReport with_phase;
+  std::string error;
+  ASSERT_TRUE(load_run_report(scratch / "new.json", with_phase, error)) << error;
+  Json older = run_report("older", "s1", {result_item("c1", "decode", "PASS", "pass")});
+  older["report_version"] = 2;
+  const std::vector<LoadedReport> reports{with_phase, loaded("older.json", older)};
+  Json data;
+  ASSERT_TRUE(matrix_data(reports, false, data, error)) << error;
+  const Json& phases = data["implementations"][0]["generated"];
+  ASSERT_EQ(phases.size(), 1u) << data["implementations"].dump(1);
+  EXPECT_EQ(phases[0]["seed"], 7);
+  EXPECT_EQ(phases[0]["ran"], 2);
+  EXPECT_EQ(phases[0]["failed"], 1);
+  EXPECT_EQ(phases[0]["findings"][0]["file"], "out/generated-failures/kiln-v2-generated-decode-ab.yaml");
+  EXPECT_TRUE(data["implementations"][1]["generated"].is_null());
+  // The checks are rows of their own topic; a failing cell keeps its written file.
+  std::size_t generated_rows = 0;
+  for (const Json& row : data["rows"]) {
+    if (row["topic"] != "(generated)") continue;
+    ++generated_rows;
+    if (row["case"] == "generated-kiln-v2-7-000002") {
+      EXPECT_EQ(row["cells"][0]["generated"]["file"], "out/generated-failures/kiln-v2-generated-decode-ab.yaml");
+    }
+  }
+  EXPECT_EQ(generated_rows, 2u);
+  // The older report has no generated cells: its phase did not run, which
+  // differs from no answer; the case it lacks does.
+  for (const Json& row : data["rows"])
+    EXPECT_EQ(row["disagree"].get<bool>(), row["topic"] != "(generated)") << row.dump();
+  // The matrix page holds the phases for its column.
+  const std::string page = html_page("matrix", data);
+  EXPECT_NE(page.find("kiln-v2-generated-decode-ab.yaml"), std::string::npos);
+  EXPECT_NE(page.find("generated checks"), std::string::npos);  // the column's header, in matrix.js
+}
+
+TEST(LoadRunReport, ReadsEveryVersionAndChecksTheGeneratedPhases) {
+  ScratchDir scratch;
+  LoadedReport report;
+  std::string error;
+  const auto loads = [&](const Json& json) {
+    write_text(scratch / "r.json", json.dump());
+    error.clear();
+    return load_run_report(scratch / "r.json", report, error);
+  };
+  Json current = generated_run_report();
+  EXPECT_TRUE(loads(current)) << error;
+  for (int version = 1; version <= kJsonReportVersion; ++version) {
+    Json older = run_report("x", "s", {result_item("c", "decode", "PASS", "pass")});
+    older["report_version"] = version;
+    EXPECT_TRUE(loads(older)) << version << ": " << error;
+  }
+  current["report_version"] = kJsonReportVersion + 1;
+  EXPECT_FALSE(loads(current));
+  current["report_version"] = kJsonReportVersion;
+  Json broken = current;
+  broken["generated"] = "none";
+  EXPECT_FALSE(loads(broken));
+  EXPECT_NE(error.find("\"generated\" is not an array"), std::string::npos) << error;
+  broken = current;
+  broken["generated"][0].erase("seed");
+  EXPECT_FALSE(loads(broken));
+  EXPECT_NE(error.find("generated phase 0 has no number \"seed\""), std::string::npos) << error;
+  broken = current;
+  broken["generated"][0]["findings"] = Json::array({"a file"});
+  EXPECT_FALSE(loads(broken));
 }
 
 // End to end through the CLI: a hostile adapter's run as a page and a matrix;

@@ -30,14 +30,17 @@ struct LoadedReport {
   protocol::Json report;
 };
 
-// Reads and checks a `run --json` report (bounded size and nesting, the fields
-// the matrix reads); false with error set when it is not one.
+// Reads and checks a `run --json` report of any version up to
+// kJsonReportVersion (bounded size and nesting, the fields the matrix reads,
+// generated phases included); false with error set when it is not one.
 bool load_run_report(const std::filesystem::path& file, LoadedReport& loaded, std::string& error);
 
 // The matrix's data: implementations (label, name, command, certificate,
-// totals), the case sets, and one row per (profile, topic, case, op) of any
+// totals, and the report's generated phases: null for a report older than the
+// phase), the case sets, and one row per (profile, topic, case, op) of any
 // report, sorted, with a cell per implementation (null where a report lacks
-// it) and `disagree` when the cells' statuses differ. Reports of different
+// it) and `disagree` when the cells' statuses differ (a generated check missing
+// from a report does not count: its phase did not run it). Reports of different
 // case sets are refused (false, error says which) unless allowed.
 bool matrix_data(const std::vector<LoadedReport>& reports, bool allow_different_case_sets,
                  protocol::Json& data, std::string& error);
