@@ -85,9 +85,11 @@ int main(int argc, char** argv) {
                       std::to_string(kc::kDefaultGeneratedChecks) +
                       " for a whole run, none for one narrowed by --filter, --rules or --ops)")
       ->check(CLI::Range(std::size_t{0}, kc::kMaxGeneratedChecks));
+  // 32 bits, as the seed taken from the hash: every report reader holds it exactly.
   run->add_option("--generated-seed", run_options.generated_seed,
-                  "Seed of the generated checks (default: from the case-set hash, the same for every "
-                  "implementation certified against one case set)");
+                  "Seed of the generated checks, 0 to 4294967295 (default: from the case-set hash, the "
+                  "same for every implementation certified against one case set)")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{0xFFFFFFFFu}));
   run->add_option("--generated-out", run_options.generated_out,
                   "Directory confirmed generated failures are written to as cases (default: "
                   "generated-failures beside the first report, else in the working directory)");
