@@ -240,9 +240,11 @@ TEST(HtmlReportCli, RunAndMatrixPagesCarryHostileTextInertly) {
   ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(scratch / "cases"));
   const std::string cli = KILN_CONFORMANCE_CLI;
   const auto run = [&](const std::string& adapter, const std::string& name) {
+    // A few generated checks: the hostile adapter's text reaches their rows and findings too.
     return testing::run_program(cli, {"run", "--no-progress", "--cases", (scratch / "cases").string(), "--adapter",
                                       adapter, "--json", (scratch / (name + ".json")).string(), "--html",
-                                      (scratch / (name + ".html")).string()},
+                                      (scratch / (name + ".html")).string(), "--generated", "40",
+                                      "--generated-out", (scratch / (name + "-generated")).string()},
                                 scratch);
   };
   EXPECT_EQ(run(KILN_REFERENCE_ADAPTER, "reference").exit_code, 0);
