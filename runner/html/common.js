@@ -92,10 +92,10 @@ function hexDiff(diff) {
   return table;
 }
 
-// One result's details: what a reader needs to understand and replay it.
-function details(result, heading) {
-  const box = el("div", "details");
-  if (heading) box.appendChild(el("strong", null, heading));
+// A <dl> and the function that adds a name and its value to it: an empty value
+// is left out, pre keeps the value's lines, a Node goes in as it is, and any
+// other text is shown with its control characters visible.
+function definitionList() {
   const list = el("dl");
   const add = (name, value, pre) => {
     if (value === undefined || value === null || value === "") return;
@@ -106,6 +106,14 @@ function details(result, heading) {
     else dd.textContent = visible(value);
     list.appendChild(dd);
   };
+  return {list, add};
+}
+
+// One result's details: what a reader needs to understand and replay it.
+function details(result, heading) {
+  const box = el("div", "details");
+  if (heading) box.appendChild(el("strong", null, heading));
+  const {list, add} = definitionList();
   add("case", result.case);
   add("op", result.op);
   add("status", result.status + " (" + result.verdict + ")");
@@ -213,15 +221,7 @@ function generatedFailuresText(sum) {
 function findingDetails(finding, heading) {
   const box = el("div", "details finding");
   box.appendChild(el("strong", null, heading));
-  const list = el("dl");
-  const add = (name, value, pre) => {
-    if (value === undefined || value === null || value === "") return;
-    list.appendChild(el("dt", null, name));
-    const dd = el("dd");
-    if (pre) dd.appendChild(el("pre", null, value));
-    else dd.textContent = visible(value);
-    list.appendChild(dd);
-  };
+  const {list, add} = definitionList();
   add("written", finding.file + (finding.state_dependent ? " (needs the " + finding.requests +
     " requests before it: kiln-conformance replay)" : ""));
   add("case", finding.case);

@@ -12,26 +12,20 @@
 #include "kiln/conformance/fuzz.hpp"
 #include "kiln/conformance/run.hpp"
 #include "kiln/mutants.hpp"
+#include "mutant_runs.hpp"
 
 namespace kiln::mutants {
 namespace {
 
 namespace fs = std::filesystem;
-
-const conformance::CaseSet& case_set() {
-  static const conformance::CaseSet set = conformance::load_case_set(KILN_CASES_DIR);
-  return set;
-}
-
-std::string command_for(const std::string& arguments) {
-  return std::string("'") + KILN_MUTANT_ADAPTER + "' " + arguments;
-}
+using test_support::mutant_command;
+using test_support::suite_case_set;
 
 conformance::RunSummary run_cases(const fs::path& cases, const conformance::CaseSet& set,
                                   const std::string& arguments) {
   conformance::RunOptions options;
   options.cases_dir = cases;
-  options.adapter = command_for(arguments);
+  options.adapter = mutant_command(arguments);
   options.quiet_progress = true;
   std::ostringstream out, err;
   return conformance::run_suite(options, set, out, err);
@@ -90,21 +84,21 @@ TEST(FuzzOnlyMutants, AreASeparateFamilyOfTenOrMore) {
 class FuzzOnlyMutant : public ::testing::TestWithParam<Budget> {};
 
 TEST_P(FuzzOnlyMutant, PassesEveryGoldenCase) {
-  ASSERT_TRUE(case_set().errors.empty()) << case_set().errors.front().describe();
+  ASSERT_TRUE(suite_case_set().errors.empty()) << suite_case_set().errors.front().describe();
   const auto summary =
-      run_cases(KILN_CASES_DIR, case_set(), "--mutant " + std::string(GetParam().mutant));
+      run_cases(KILN_CASES_DIR, suite_case_set(), "--mutant " + std::string(GetParam().mutant));
   for (const auto& result : summary.results)
     EXPECT_TRUE(result.status == conformance::Status::kPass) << result.case_id << ": " << result.detail;
   EXPECT_EQ(summary.exit_code, 0);
 }
 
 TEST_P(FuzzOnlyMutant, IsFoundByTheFuzzerAndItsCaseKillsIt) {
-  ASSERT_TRUE(case_set().errors.empty()) << case_set().errors.front().describe();
+  ASSERT_TRUE(suite_case_set().errors.empty()) << suite_case_set().errors.front().describe();
   const fs::path out_dir = fs::path(::testing::TempDir()) /
                            ("kiln-fuzz-only-" + std::string(GetParam().mutant));
   fs::remove_all(out_dir);
   conformance::FuzzOptions options;
-  options.adapter = command_for("--mutant " + std::string(GetParam().mutant));
+  options.adapter = mutant_command("--mutant " + std::string(GetParam().mutant));
   options.cases_dir = KILN_CASES_DIR;
   // The hurray-elements members are fuzzed in their profile, which takes no seed case.
   const bool hurray = GetParam().mutant.starts_with("fuzz-hurray-");
@@ -115,7 +109,7 @@ TEST_P(FuzzOnlyMutant, IsFoundByTheFuzzerAndItsCaseKillsIt) {
   options.quiet_progress = true;
   std::ostringstream out, err;
   const conformance::CaseSet no_seeds;
-  const auto summary = conformance::run_fuzz(options, hurray ? no_seeds : case_set(), out, err);
+  const auto summary = conformance::run_fuzz(options, hurray ? no_seeds : suite_case_set(), out, err);
   EXPECT_EQ(summary.exit_code, conformance::kExitFailures) << out.str() << err.str();
   ASSERT_FALSE(summary.findings.empty()) << "not found in " << GetParam().runs << " runs\n" << out.str();
   for (const auto& finding : summary.findings)
@@ -132,11 +126,11 @@ TEST_P(FuzzOnlyMutant, IsFoundByTheFuzzerAndItsCaseKillsIt) {
     }
     conformance::ReplayOptions replay;
     replay.file = finding.file;
-    replay.adapter = command_for("--mutant " + std::string(GetParam().mutant));
+    replay.adapter = mutant_command("--mutant " + std::string(GetParam().mutant));
     std::ostringstream replay_out, replay_err;
     EXPECT_EQ(conformance::run_replay(replay, replay_out, replay_err), conformance::kExitFailures)
         << finding.file << "\n" << replay_out.str() << replay_err.str();
-    replay.adapter = command_for("--control");
+    replay.adapter = mutant_command("--control");
     EXPECT_EQ(conformance::run_replay(replay, replay_out, replay_err), conformance::kExitOk)
         << "the control fails " << finding.file << ": the finding is wrong\n" << replay_out.str();
   }

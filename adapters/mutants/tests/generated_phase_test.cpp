@@ -16,20 +16,14 @@
 #include "kiln/conformance/fuzz.hpp"
 #include "kiln/conformance/run.hpp"
 #include "kiln/mutants.hpp"
+#include "mutant_runs.hpp"
 
 namespace kiln::mutants {
 namespace {
 
 namespace fs = std::filesystem;
-
-const conformance::CaseSet& case_set() {
-  static const conformance::CaseSet set = conformance::load_case_set(KILN_CASES_DIR);
-  return set;
-}
-
-std::string command_for(const std::string& arguments) {
-  return std::string("'") + KILN_MUTANT_ADAPTER + "' " + arguments;
-}
+using test_support::mutant_command;
+using test_support::suite_case_set;
 
 class ScratchFolder {
  public:
@@ -52,7 +46,7 @@ conformance::RunSummary plain_run(const std::string& adapter, std::size_t genera
   options.generated_out = out;
   options.quiet_progress = true;
   std::ostringstream console, err;
-  return conformance::run_suite(options, case_set(), console, err);
+  return conformance::run_suite(options, suite_case_set(), console, err);
 }
 
 // Every fuzz-only mutant: each is the reference with one bug no golden case
@@ -71,7 +65,7 @@ TEST_P(GeneratedPhaseFinds, AMutantTheCasesMissIsNotConformantAndItsWrittenCaseK
   const std::string mutant = GetParam();
   ASSERT_NE(find_mutant(mutant), nullptr) << mutant;
   const ScratchFolder out(mutant);
-  const std::string adapter = command_for("--mutant " + mutant);
+  const std::string adapter = mutant_command("--mutant " + mutant);
 
   const conformance::RunSummary cases_only = plain_run(adapter, 0, out.path() / "unused");
   EXPECT_EQ(cases_only.exit_code, conformance::kExitOk) << mutant << ": " << cases_only.certificate;
@@ -91,7 +85,7 @@ TEST_P(GeneratedPhaseFinds, AMutantTheCasesMissIsNotConformantAndItsWrittenCaseK
         std::ostringstream console, err;
         EXPECT_EQ(conformance::run_replay(replay, console, err), conformance::kExitFailures)
             << finding.file << ": " << console.str() << err.str();
-        replay.adapter = command_for("--control");
+        replay.adapter = mutant_command("--control");
         EXPECT_EQ(conformance::run_replay(replay, console, err), conformance::kExitOk) << finding.file;
       }
     }
@@ -107,7 +101,7 @@ TEST_P(GeneratedPhaseFinds, AMutantTheCasesMissIsNotConformantAndItsWrittenCaseK
   std::ostringstream console, err;
   EXPECT_EQ(conformance::run_suite(written, console, err).exit_code, conformance::kExitFailures)
       << console.str() << err.str();
-  written.adapter = command_for("--control");
+  written.adapter = mutant_command("--control");
   const conformance::RunSummary control = conformance::run_suite(written, console, err);
   EXPECT_EQ(control.exit_code, conformance::kExitOk) << control.certificate << err.str();
 }
@@ -122,7 +116,7 @@ INSTANTIATE_TEST_SUITE_P(FuzzOnly, GeneratedPhaseFinds, ::testing::ValuesIn(fuzz
 TEST(GeneratedPhaseControl, TheControlIsConformantWithTheGeneratedChecks) {
   const ScratchFolder out("control");
   const conformance::RunSummary control =
-      plain_run(command_for("--control"), conformance::kDefaultGeneratedChecks, out.path());
+      plain_run(mutant_command("--control"), conformance::kDefaultGeneratedChecks, out.path());
   EXPECT_EQ(control.exit_code, conformance::kExitOk) << control.certificate;
   EXPECT_NE(control.certificate.find(" generated checks (seed "), std::string::npos) << control.certificate;
   EXPECT_FALSE(fs::exists(out.path())) << "nothing failed, so nothing is written";

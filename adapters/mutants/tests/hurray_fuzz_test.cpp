@@ -15,11 +15,13 @@
 #include "kiln/conformance/fuzz.hpp"
 #include "kiln/conformance/run.hpp"
 #include "kiln/mutants.hpp"
+#include "mutant_runs.hpp"
 
 namespace kiln::mutants {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::mutant_command;
 
 // Every mutant is found within 3,000 inputs for seeds 1 to 9 but one (seed 5
 // needs more for hurray-pad-6bit-last-byte-only; measured again when the
@@ -35,14 +37,10 @@ std::vector<std::string> hurray_mutants() {
   return names;
 }
 
-std::string command_for(const std::string& arguments) {
-  return std::string("'") + KILN_MUTANT_ADAPTER + "' " + arguments;
-}
-
 int run_cases(const fs::path& cases, const conformance::CaseSet& set, const std::string& arguments) {
   conformance::RunOptions options;
   options.cases_dir = cases;
-  options.adapter = command_for(arguments);
+  options.adapter = mutant_command(arguments);
   options.quiet_progress = true;
   std::ostringstream out, err;
   return conformance::run_suite(options, set, out, err).exit_code;
@@ -60,7 +58,7 @@ TEST_P(HurrayMutant, IsFoundWithoutSeedsAndItsCaseKillsIt) {
   const fs::path out_dir = fs::path(::testing::TempDir()) / ("kiln-hurray-fuzz-" + mutant);
   fs::remove_all(out_dir);
   conformance::FuzzOptions options;
-  options.adapter = command_for("--mutant " + mutant);
+  options.adapter = mutant_command("--mutant " + mutant);
   options.profile = std::string(protocol::kProfileHurrayElements);
   options.runs = kRuns;
   options.seed = kSeed;
