@@ -432,6 +432,18 @@ std::vector<CaseResult> run_cases(const RunOptions& options, Plan& plan, Session
   return results;
 }
 
+// Whether an entry that no result used names a (case, op) of the case set that
+// the run did not select (a case of a profile --profile left out): outside the
+// run, neither used nor stale. One that names no (case, op) of the set is stale.
+bool names_a_check_not_run(const ExpectedFailures::Entry& entry, const CaseSet& set, const Plan& plan) {
+  for (const Case& c : set.cases) {
+    const bool chosen = std::find(plan.chosen.begin(), plan.chosen.end(), &c) != plan.chosen.end();
+    for (Operation op : c.derived_ops())
+      if ((!chosen || !plan.wanted(op)) && entry.matches(c.id, op)) return true;
+  }
+  return false;
+}
+
 // Where the phase writes what it confirms: beside the reports the run writes.
 std::filesystem::path generated_out_dir(const RunOptions& options) {
   if (options.generated_out) return *options.generated_out;
@@ -831,7 +843,7 @@ RunSummary run_suite(const RunOptions& options, const CaseSet& set, std::ostream
   // A filtered run or one that sent nothing cannot tell an unused entry.
   if (!plan->filtered && !session->other_protocol)
     summary.totals.failed += plan->expected.report_unused(err, [&](const ExpectedFailures::Entry& entry) {
-      return outside_generated_selection(entry, summary.generated);
+      return outside_generated_selection(entry, summary.generated) || names_a_check_not_run(entry, set, *plan);
     }) > 0 ? 1 : 0;
 
   const Certificate certificate = certify(*plan, *session, summary.results, summary.totals, summary.generated);

@@ -2,7 +2,8 @@
 // against a chosen adapter, runs them, and exits 0 only when GoogleTest's
 // outcome is the one expected and, for a failing run, a failure says TEXT.
 //   kiln_gtest_bridge_check reference|accepts-all pass|fail [--expected-failures FILE]
-//                           [--message TEXT] [--generated N] [--generated-out DIR] [gtest flags]
+//                           [--message TEXT] [--generated N] [--generated-out DIR]
+//                           [--ops decode|encode] [gtest flags]
 // accepts-all: the reference, except that it accepts every block it should reject.
 #include <gtest/gtest.h>
 
@@ -62,6 +63,8 @@ int main(int argc, char** argv) {
     else if (flag == "--message") message = argv[i + 1];
     else if (flag == "--generated") options.generated = std::stoul(argv[i + 1]);
     else if (flag == "--generated-out") options.generated_out = argv[i + 1];
+    else if (flag == "--ops" && std::string_view(argv[i + 1]) == "decode") options.ops = {kiln::conformance::Operation::kDecode};
+    else if (flag == "--ops" && std::string_view(argv[i + 1]) == "encode") options.ops = {kiln::conformance::Operation::kEncode};
     else return 2;
   }
   kiln::conformance::gtest::AdapterFactory factory;

@@ -442,6 +442,26 @@ TEST_F(ExpectedFailures, APatternThatMatchesNoCaseAloneFailsTheRun) {
   EXPECT_NE(err_.find("expected.txt:1: 'kiln-v2-gone' matches no case"), std::string::npos) << err_;
 }
 
+// One list for both profiles: a run of one profile leaves the other's entries
+// outside it, neither used nor stale, and still tells an entry that names nothing.
+TEST_F(ExpectedFailures, AProfileRunLeavesTheOtherProfilesEntriesOutside) {
+  const std::filesystem::path hurray_case = std::filesystem::path(KILN_SOURCE_CASES_DIR) / "hurray" / "e8m0" /
+                                            "hurray-e8m0-00-encode.yaml";
+  std::filesystem::create_directories(cases_ / "hurray");
+  std::filesystem::copy_file(hurray_case, cases_ / "hurray" / hurray_case.filename());
+  options_.profiles = {"kiln-v2"};
+  const auto clean = run_with_list("", "hurray-e8m0-00-encode FAIL: the other profile's\n");
+  EXPECT_EQ(clean.exit_code, kExitOk) << err_;
+  EXPECT_EQ(clean.totals.failed, 0u);
+  EXPECT_EQ(clean.totals.passed, kResultCount);
+  EXPECT_EQ(err_.find("matches no case"), std::string::npos) << err_;
+
+  const auto stale = run_with_list("", "hurray-e8m0-00-encode FAIL: the other profile's\nkiln-v2-gone\n");
+  EXPECT_EQ(stale.exit_code, kExitFailures);
+  EXPECT_NE(err_.find("expected.txt:2: 'kiln-v2-gone' matches no case"), std::string::npos) << err_;
+  EXPECT_EQ(err_.find("expected.txt:1:"), std::string::npos) << err_;
+}
+
 TEST_F(ExpectedFailures, AnOpSuffixListsOneOperationOnly) {
   const auto summary =
       run_with_list("--crash-on kiln-v2-high-nibble", "kiln-v2-high-nibble:decode crashes\n");
