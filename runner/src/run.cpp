@@ -10,6 +10,7 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/expected_failures.hpp"
@@ -435,11 +436,12 @@ std::vector<CaseResult> run_cases(const RunOptions& options, Plan& plan, Session
 // Whether an entry that no result used names a (case, op) of the case set that
 // the run did not select (a case of a profile --profile left out): outside the
 // run, neither used nor stale. One that names no (case, op) of the set is stale.
-bool names_a_check_not_run(const ExpectedFailures::Entry& entry, const CaseSet& set, const Plan& plan) {
+bool names_a_check_not_run(const ExpectedFailures::Entry& entry, const CaseSet& set,
+                           const std::unordered_set<const Case*>& chosen, const Plan& plan) {
   for (const Case& c : set.cases) {
-    const bool chosen = std::find(plan.chosen.begin(), plan.chosen.end(), &c) != plan.chosen.end();
+    const bool ran = chosen.contains(&c);
     for (Operation op : c.derived_ops())
-      if ((!chosen || !plan.wanted(op)) && entry.matches(c.id, op)) return true;
+      if ((!ran || !plan.wanted(op)) && entry.matches(c.id, op)) return true;
   }
   return false;
 }
@@ -841,10 +843,13 @@ RunSummary run_suite(const RunOptions& options, const CaseSet& set, std::ostream
 
   for (const CaseResult& result : summary.results) add_to(summary.totals, result);
   // A filtered run or one that sent nothing cannot tell an unused entry.
-  if (!plan->filtered && !session->other_protocol)
+  if (!plan->filtered && !session->other_protocol) {
+    const std::unordered_set<const Case*> chosen(plan->chosen.begin(), plan->chosen.end());
     summary.totals.failed += plan->expected.report_unused(err, [&](const ExpectedFailures::Entry& entry) {
-      return outside_generated_selection(entry, summary.generated) || names_a_check_not_run(entry, set, *plan);
+      return outside_generated_selection(entry, summary.generated) ||
+             names_a_check_not_run(entry, set, chosen, *plan);
     }) > 0 ? 1 : 0;
+  }
 
   const Certificate certificate = certify(*plan, *session, summary.results, summary.totals, summary.generated);
   summary.profiles = verdicts_by_profile(summary.results, session->hello, plan->filtered);
