@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <map>
 #include <ostream>
 #include <set>
@@ -66,6 +67,89 @@ std::string string_member(const Json& object, const char* name, std::string fall
 
 // What a matrix row is keyed and sorted by.
 using RowKey = std::tuple<std::string, std::string, std::string, std::string>;  // profile, topic, case, op
+
+// Totals counted from a report's results, by verdict, as run counts them.
+struct CountedTotals {
+  std::uint64_t passed = 0, failed = 0, skipped = 0, expected_failures = 0, recommended_failures = 0;
+};
+
+// The status a verdict can stand on: a verdict that its status contradicts
+// ("pass" on a FAIL) is an edited or broken report.
+bool verdict_fits_status(std::string_view verdict, std::string_view status) {
+  const bool failing = status == "FAIL" || status == "CRASH" || status == "TIMEOUT" || status == "PROTOCOL";
+  if (verdict == "pass" || verdict == "stale-listing") return status == "PASS";
+  if (verdict == "skip") return status == "SKIP";
+  if (verdict == "unjudged") return status == "ERROR";
+  if (verdict == "expected-failure" || verdict == "unexpected-failure" || verdict == "changed-failure" ||
+      verdict == "recommended-failure")
+    return failing;
+  return false;
+}
+
+// What a report's results say of it, against what it says of itself: its
+// totals, each profile's counts and verdict, and its certificate must follow
+// from its results, and no (case, op) may be listed twice. A reason when they
+// do not, so that no page shows a certificate its results deny.
+std::optional<std::string> contradiction(const Json& report) {
+  const Json& results = report["results"];
+  CountedTotals all;
+  std::map<std::string, CountedTotals> by_profile;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const Json& item = results[i];
+    const std::string id = item["case"].get<std::string>(), op = item["op"].get<std::string>();
+    const std::string verdict = item["verdict"].get<std::string>(), status = item["status"].get<std::string>();
+    if (!seen.emplace(id, op).second) return "result " + std::to_string(i) + " repeats " + id + " " + op;
+    if (!verdict_fits_status(verdict, status))
+      return "result " + std::to_string(i) + " (" + id + " " + op + ") has verdict \"" + verdict +
+             "\" on status \"" + status + "\"";
+    CountedTotals& here = by_profile[string_member(item, "profile", "kiln-v2")];
+    for (CountedTotals* totals : {&all, &here}) {
+      if (verdict == "pass") ++totals->passed;
+      else if (verdict == "skip") ++totals->skipped;
+      else if (verdict == "expected-failure") ++totals->expected_failures;
+      else if (verdict == "recommended-failure") ++totals->recommended_failures;
+      else ++totals->failed;
+    }
+  }
+  const auto count = [](const Json& object, const char* name) -> std::optional<std::uint64_t> {
+    const Json* value = member(object, name, Json::value_t::number_unsigned);
+    return value ? std::optional<std::uint64_t>(value->get<std::uint64_t>()) : std::nullopt;
+  };
+  // A run adds one failure for an expected-failures list with entries that match nothing.
+  const auto differs = [&](const Json& said, const CountedTotals& counted, bool list_failure_allowed) {
+    const auto failed = count(said, "failed");
+    return count(said, "passed").value_or(counted.passed) != counted.passed ||
+           count(said, "skipped").value_or(counted.skipped) != counted.skipped ||
+           count(said, "expected_failures").value_or(counted.expected_failures) != counted.expected_failures ||
+           count(said, "recommended_failures").value_or(counted.recommended_failures) != counted.recommended_failures ||
+           (failed && (*failed < counted.failed || *failed > counted.failed + (list_failure_allowed ? 1 : 0)));
+  };
+  const std::string counted_text = std::to_string(all.passed) + " passed, " + std::to_string(all.failed) +
+                                   " failed, " + std::to_string(all.skipped) + " skipped, " +
+                                   std::to_string(all.expected_failures) + " expected failures";
+  if (const Json* said = member(report, "totals", Json::value_t::object)) {
+    if (differs(*said, all, true)) return "its totals disagree with its results (" + counted_text + ")";
+    if (const auto listed = count(*said, "results"); listed && *listed != results.size())
+      return "its totals count " + std::to_string(*listed) + " results, it lists " + std::to_string(results.size());
+  }
+  if (const Json* profiles = member(report, "profiles", Json::value_t::array)) {
+    for (const Json& profile : *profiles) {
+      if (!profile.is_object()) return "a profile's verdict is not an object";
+      const std::string name = string_member(profile, "profile");
+      const CountedTotals counted = by_profile.count(name) ? by_profile[name] : CountedTotals{};
+      if (differs(profile, counted, false)) return "profile " + name + "'s counts disagree with its results";
+      if (string_member(profile, "verdict") == "conformant" && (counted.failed > 0 || counted.expected_failures > 0))
+        return "profile " + name + " is called conformant, and " + std::to_string(counted.failed) + " of its results fail";
+    }
+  }
+  const Json* totals = member(report, "totals", Json::value_t::object);
+  const std::uint64_t said_failed = totals ? count(*totals, "failed").value_or(0) : 0;
+  const std::string certificate = string_member(report, "certificate");
+  if (certificate.starts_with("CONFORMANT") && (all.failed > 0 || all.expected_failures > 0 || said_failed > 0))
+    return "its certificate says CONFORMANT, and its results hold " + counted_text;
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -172,6 +256,11 @@ bool load_run_report(const std::filesystem::path& file, LoadedReport& loaded, st
           return refuse(which + "'s \"" + list + "\" is not an array of objects");
       }
     }
+  }
+  if (const auto why = contradiction(report)) {
+    error = name + ": a run report that contradicts itself: " + *why +
+            "; it was edited or is broken, and is not shown";
+    return false;
   }
   loaded.file = file;
   loaded.report = std::move(report);

@@ -122,6 +122,56 @@ TEST(LoadRunReport, RefusesWhatIsNotARunReport) {
   EXPECT_FALSE(load_run_report(scratch / "missing.json", report, error));
 }
 
+// A report is shown only as its results have it: an edited certificate or
+// totals, a verdict its status denies, or a (case, op) listed twice is refused.
+TEST(LoadRunReport, RefusesAReportThatContradictsItself) {
+  ScratchDir scratch;
+  LoadedReport report;
+  std::string error;
+  const auto loads = [&](const Json& json) {
+    write_text(scratch / "r.json", json.dump());
+    error.clear();
+    return load_run_report(scratch / "r.json", report, error);
+  };
+  Json honest = run_report("x", "s", {result_item("c1", "decode", "PASS", "pass"),
+                                      result_item("c2", "decode", "FAIL", "unexpected-failure")});
+  honest["certificate"] = "NOT CONFORMANT: x has 1 unexpected and 0 expected failure(s)";
+  honest["totals"] = {{"passed", 1}, {"failed", 1}, {"skipped", 0}, {"expected_failures", 0}, {"results", 2}};
+  honest["profiles"] = Json::array({{{"profile", "kiln-v2"}, {"passed", 1}, {"failed", 1}, {"skipped", 0},
+                                     {"expected_failures", 0}, {"verdict", "not conformant"}}});
+  ASSERT_TRUE(loads(honest)) << error;
+
+  Json green = honest;  // a certificate and totals edited to pass
+  green["certificate"] = "CONFORMANT: x passes all 2 checks";
+  green["totals"]["failed"] = 0;
+  green["totals"]["passed"] = 2;
+  EXPECT_FALSE(loads(green));
+  EXPECT_NE(error.find("its totals disagree with its results (1 passed, 1 failed"), std::string::npos) << error;
+  green["totals"] = honest["totals"];
+  EXPECT_FALSE(loads(green));
+  EXPECT_NE(error.find("its certificate says CONFORMANT"), std::string::npos) << error;
+
+  Json conformant_profile = honest;
+  conformant_profile["profiles"][0]["verdict"] = "conformant";
+  EXPECT_FALSE(loads(conformant_profile));
+  EXPECT_NE(error.find("profile kiln-v2 is called conformant"), std::string::npos) << error;
+
+  Json repeated = honest;  // the same (case, op) twice, the first one passing
+  repeated["results"][1]["case"] = "c1";
+  EXPECT_FALSE(loads(repeated));
+  EXPECT_NE(error.find("result 1 repeats c1 decode"), std::string::npos) << error;
+
+  Json relabelled = honest;  // a failure's verdict edited to pass
+  relabelled["results"][1]["verdict"] = "pass";
+  EXPECT_FALSE(loads(relabelled));
+  EXPECT_NE(error.find("has verdict \"pass\" on status \"FAIL\""), std::string::npos) << error;
+
+  // A run that found unused list entries counts one more failure than its results.
+  Json listed = honest;
+  listed["totals"]["failed"] = 2;
+  EXPECT_TRUE(loads(listed)) << error;
+}
+
 // A run with a generated phase, as json_report writes it: one passing check
 // and one failure written as a case.
 Json generated_run_report() {
