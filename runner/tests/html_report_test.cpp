@@ -122,17 +122,24 @@ TEST(LoadRunReport, RefusesWhatIsNotARunReport) {
   EXPECT_FALSE(load_run_report(scratch / "missing.json", report, error));
 }
 
-// A report is shown only as its results have it: an edited certificate or
-// totals, a verdict its status denies, or a (case, op) listed twice is refused.
-TEST(LoadRunReport, RefusesAReportThatContradictsItself) {
+// A report written to a file and read back as `report` reads it.
+struct ReportFile {
   ScratchDir scratch;
   LoadedReport report;
   std::string error;
-  const auto loads = [&](const Json& json) {
+  bool loads(const Json& json) {
     write_text(scratch / "r.json", json.dump());
     error.clear();
     return load_run_report(scratch / "r.json", report, error);
-  };
+  }
+};
+
+// A report is shown only as its results have it: an edited certificate or
+// totals, a verdict its status denies, or a (case, op) listed twice is refused.
+TEST(LoadRunReport, RefusesAReportThatContradictsItself) {
+  ReportFile file;
+  std::string& error = file.error;
+  const auto loads = [&](const Json& json) { return file.loads(json); };
   Json honest = run_report("x", "s", {result_item("c1", "decode", "PASS", "pass"),
                                       result_item("c2", "decode", "FAIL", "unexpected-failure")});
   honest["certificate"] = "NOT CONFORMANT: x has 1 unexpected and 0 expected failure(s)";
@@ -252,14 +259,9 @@ TEST(MatrixData, CarriesEachImplementationsGeneratedPhase) {
 }
 
 TEST(LoadRunReport, ReadsEveryVersionAndChecksTheGeneratedPhases) {
-  ScratchDir scratch;
-  LoadedReport report;
-  std::string error;
-  const auto loads = [&](const Json& json) {
-    write_text(scratch / "r.json", json.dump());
-    error.clear();
-    return load_run_report(scratch / "r.json", report, error);
-  };
+  ReportFile file;
+  std::string& error = file.error;
+  const auto loads = [&](const Json& json) { return file.loads(json); };
   Json current = generated_run_report();
   EXPECT_TRUE(loads(current)) << error;
   for (int version = 1; version <= kJsonReportVersion; ++version) {
