@@ -1317,7 +1317,13 @@ std::variant<FamilyMember, std::string> finish_member(const std::string& family,
       }
       auto written = rewrite_generated_keys(text, c, block);
       if (auto* error = std::get_if<CaseError>(&written)) return id + ": " + error->describe();
-      return FamilyMember{id, path, std::get<std::string>(std::move(written))};
+      // The block's hex is what grows: the file as written must still load.
+      std::string final_text = std::get<std::string>(std::move(written));
+      if (final_text.size() > kMaxCaseFileBytes)
+        return id + ": the generated case would be " + std::to_string(final_text.size()) +
+               " bytes, more than a case file may be (" + std::to_string(kMaxCaseFileBytes) +
+               "): the loader would refuse it";
+      return FamilyMember{id, path, std::move(final_text)};
     }
     // The family fixed the class only: the reference's rule, and every further
     // rule the bytes break (isolation's metadata), go into the file.
@@ -1391,6 +1397,7 @@ void read_family(const fs::path& file, const std::string& display, const CaseSch
       fail(root, "the family generates " + std::to_string(count) + " cases, more than " +
                      std::to_string(kMaxFamilyMembers));
     std::set<std::string> ids;
+    std::size_t family_bytes = 0;
     for (std::size_t k = 0; k < count; ++k) {
       auto member = k < drafts.size()
                         ? finish_member(family.name, family.generator, drafts[k], schema)
@@ -1404,6 +1411,12 @@ void read_family(const fs::path& file, const std::string& display, const CaseSch
       if (!ids.insert(made.id).second) {
         error_at(1, 1, made.id + ": generated twice");
         continue;
+      }
+      family_bytes += made.text.size();
+      if (family_bytes > kMaxFamilyBytes) {
+        error_at(1, 1, made.id + ": the family's cases reach " + std::to_string(family_bytes) +
+                           " bytes here, more than one family may write (" + std::to_string(kMaxFamilyBytes) + ")");
+        break;
       }
       family.members.push_back(std::move(made));
     }

@@ -75,6 +75,35 @@ TEST(Families, RegenWritesEveryMemberAndCheckAcceptsThem) {
   EXPECT_NE(regen(root).out.find("0 file(s) written"), std::string::npos);
 }
 
+// A small family can ask for a member larger than the loader reads: regen
+// refuses the family, naming the member, and writes nothing, so the case set
+// still loads.
+TEST(Families, RegenRefusesAMemberTheLoaderWouldRefuse) {
+  ScratchDir dir;
+  const auto root = dir / "cases";
+  make_root(root, "big", R"(family: big
+generator: name-unique
+summary: one group of 1,000 tensors named a, aa, aaa, ...
+params:
+  groups:
+    - counts: [1000]
+      styles: [by-length]
+      duplicates: [none]
+)");
+  const Outcome refused = regen(root);
+  EXPECT_EQ(refused.code, kExitUsage) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("kiln-v2-sweep-big-1000-by-length-none: the generated case would be"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("more than a case file may be (" + std::to_string(kMaxCaseFileBytes) + ")"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("nothing written"), std::string::npos) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(root / kSweepFolder / "big"));
+  // What is there still loads.
+  EXPECT_TRUE(load_case_set(root).errors.empty());
+}
+
 TEST(Families, CheckFailsAnEditedMissingOrForeignFile) {
   ScratchDir dir;
   const auto root = dir / "cases";

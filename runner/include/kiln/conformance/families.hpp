@@ -23,6 +23,9 @@ inline constexpr const char* kFamilyExtension = ".family";
 inline constexpr std::uintmax_t kMaxFamilyFileBytes = 64 * 1024;
 inline constexpr std::size_t kMaxFamilyMembers = 2048;
 inline constexpr std::size_t kMaxFamilies = 256;
+// What one family's members may hold in all: each is also held to the loader's
+// kMaxCaseFileBytes, since regen never writes a case the loader refuses.
+inline constexpr std::size_t kMaxFamilyBytes = std::size_t{32} << 20;
 
 // One generated case: its id and the whole file regen writes for it (ops and
 // block included), and where, relative to the cases root.
