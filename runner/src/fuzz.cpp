@@ -358,8 +358,7 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const CaseSet& set, std::ostrea
   }
   std::vector<Operation> ops;
   for (Operation op : options.ops) {
-    const protocol::Op wire = op == Operation::kDecode ? protocol::Op::kDecode : protocol::Op::kEncode;
-    if (hello->offers_op(wire) && std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+    if (hello->offers_op(wire_op(op)) && std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
   }
   if (ops.empty() || !hello->offers_profile(options.profile)) {
     err << "fuzz: the adapter is unusable here: it offers none of the ops asked for with profile "

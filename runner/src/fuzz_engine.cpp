@@ -35,6 +35,13 @@ std::size_t request_bytes(const Request& request) {
       request);
 }
 
+// Whether file is a regular file of exactly text (read no further than that):
+// what an earlier run of the same phase wrote, to be reused rather than copied.
+bool holds_exactly(const std::filesystem::path& file, const std::string& text) {
+  const FileText existing = read_regular_file(file, text.size() + 1, "");
+  return existing.text && *existing.text == text;
+}
+
 // What a judged exchange shows, for a not-reproduced listing.
 std::string what_it_did(const Judgement& judged) {
   if (!judged.fails) return "agrees with the reference (" + judged.verdict + ")";
@@ -85,9 +92,7 @@ std::optional<Judgement> judge_failed_exchange(Operation op, const std::string& 
   judgement.reference_rule = rule;
   judgement.answer = std::move(*failed);
   CaseResult as_run;
-  as_run.status = exchange.kind == Exchange::Kind::kCrash     ? Status::kCrash
-                  : exchange.kind == Exchange::Kind::kTimeout ? Status::kTimeout
-                                                              : Status::kProtocol;
+  as_run.status = status_of(exchange.kind);
   as_run.got = std::string(to_string(as_run.status));
   as_run.detail = exchange.detail;
   disagrees(judgement, op, as_run);
@@ -478,9 +483,7 @@ bool FuzzerBase::write_case(FuzzFinding& finding, const Case& test_case, bool im
     same.test_case = test_case;
     same.file = options_.out_dir / (test_case.id + ".yaml");
     same.replay = replay_command(same, same.signature.ends_with("hangs"));
-    const std::string text = text_of(same);
-    const FileText existing = read_regular_file(same.file, text.size() + 1, "");
-    if (existing.text && *existing.text == text) {
+    if (holds_exactly(same.file, text_of(same))) {
       finding = std::move(same);
       finding.check_problems = check_case_file(finding.file);
       return true;
@@ -557,9 +560,7 @@ FuzzerBase::Confirmation FuzzerBase::keep_state_dependent(const std::vector<Requ
     FuzzFinding same = finding;
     same.file = options_.out_dir / (name + ".requests.jsonl");
     same.replay = replay_command(same, found.signature.ends_with("hangs"));
-    const std::string text = text_of(same);
-    const FileText existing = read_regular_file(same.file, text.size() + 1, "");
-    if (existing.text && *existing.text == text) {
+    if (holds_exactly(same.file, text_of(same))) {
       finding = std::move(same);
       reused = true;
     }

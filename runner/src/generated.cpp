@@ -1,5 +1,6 @@
 #include "kiln/conformance/generated.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <ostream>
 #include <utility>
@@ -56,6 +57,14 @@ std::optional<GeneratedCheckId> parse_generated_check_id(std::string_view id) {
   std::from_chars(seed.data(), seed.data() + seed.size(), parsed.seed);
   std::from_chars(number.data(), number.data() + number.size(), parsed.number);
   return parsed;
+}
+
+std::vector<Operation> generated_ops(const protocol::Hello& hello, const std::vector<Operation>& wanted) {
+  std::vector<Operation> ops;
+  for (Operation op : {Operation::kDecode, Operation::kEncode})
+    if (std::find(wanted.begin(), wanted.end(), op) != wanted.end() && hello.offers_op(wire_op(op)))
+      ops.push_back(op);
+  return ops;
 }
 
 bool outside_generated_selection(const ExpectedFailures::Entry& entry, const std::vector<GeneratedPhase>& phases) {

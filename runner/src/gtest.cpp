@@ -151,10 +151,7 @@ class GeneratedTest final : public ::testing::Test {
     phase.profile = profile_;
     phase.seed = registry.options.generated_seed.value_or(generated_seed(registry.case_set_sha256));
     phase.checks = registry.options.generated;
-    for (Operation op : {Operation::kDecode, Operation::kEncode})
-      if (std::find(registry.options.ops.begin(), registry.options.ops.end(), op) != registry.options.ops.end() &&
-          hello->offers_op(op == Operation::kDecode ? protocol::Op::kDecode : protocol::Op::kEncode))
-        phase.ops.push_back(op);
+    phase.ops = generated_ops(*hello, registry.options.ops);
     if (phase.ops.empty()) GTEST_SKIP() << "the adapter's hello offers none of the selected ops";
     phase.out_dir = registry.options.generated_out;
     // An in-process adapter has no command: the written case's replay line names the placeholder.

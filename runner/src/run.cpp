@@ -59,16 +59,6 @@ std::string outcome_text(const protocol::Outcome& outcome) {
   return "error: " + bounded_message(std::get<protocol::ProtocolError>(outcome).message);
 }
 
-Status status_of(Exchange::Kind kind) {
-  switch (kind) {
-    case Exchange::Kind::kCrash: return Status::kCrash;
-    case Exchange::Kind::kTimeout: return Status::kTimeout;
-    case Exchange::Kind::kProtocol: return Status::kProtocol;
-    case Exchange::Kind::kReply: break;
-  }
-  return Status::kPass;
-}
-
 // Characters a shell word may hold unquoted.
 bool shell_safe(const std::string& text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
@@ -77,6 +67,16 @@ bool shell_safe(const std::string& text) {
 }
 
 }  // namespace
+
+Status status_of(Exchange::Kind kind) noexcept {
+  switch (kind) {
+    case Exchange::Kind::kCrash: return Status::kCrash;
+    case Exchange::Kind::kTimeout: return Status::kTimeout;
+    case Exchange::Kind::kProtocol: return Status::kProtocol;
+    case Exchange::Kind::kReply: break;
+  }
+  return Status::kPass;
+}
 
 std::string shell_quote(const std::string& text) {
   if (shell_safe(text)) return text;
@@ -126,7 +126,7 @@ void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseRe
                     "rejection";
     return;
   }
-  if (!protocol::answers(outcome, op == Operation::kDecode ? protocol::Op::kDecode : protocol::Op::kEncode,
+  if (!protocol::answers(outcome, wire_op(op),
                          profile.name())) {
     result.status = Status::kProtocol;
     result.detail = "the outcome does not answer a " + std::string(profile.name()) + " " +
@@ -199,11 +199,13 @@ std::string utc_now() {
   return buffer;
 }
 
+// The run's adapter, with the run's limit or (for a replay of a generated
+// failure) the one given.
 std::unique_ptr<Driver> make_driver(const RunOptions& options, std::size_t largest_block,
-                                    std::string& error) {
+                                    std::chrono::milliseconds timeout, std::string& error) {
   ProcessOptions process;
   process.one_shot = options.one_shot;
-  process.timeout = std::chrono::milliseconds(options.timeout_ms);
+  process.timeout = timeout;
   process.max_reply_bytes = protocol::max_reply_line_bytes(largest_block);
   return conformance::make_driver(options.adapter, process, error);
 }
@@ -328,7 +330,7 @@ std::optional<Session> start_adapter(const RunOptions& options, const Plan& plan
                                      std::ostream& err) {
   Session session;
   std::string error;
-  session.driver = make_driver(options, plan.largest_block, error);
+  session.driver = make_driver(options, plan.largest_block, std::chrono::milliseconds(options.timeout_ms), error);
   if (!session.driver) {
     err << "run: " << error << "\n";
     return std::nullopt;
@@ -370,12 +372,11 @@ CaseResult run_case(const Case& c, Operation op, Driver& driver,
   const protocol::Hello* offered = hello ? &*hello : nullptr;
   result.expected = profile.expectation_text(c, op, offered);
 
-  const protocol::Op wire_op = op == Operation::kDecode ? protocol::Op::kDecode : protocol::Op::kEncode;
   const auto started = Clock::now();
   if (const auto why = profile.unjudgeable(c, op)) {
     result.status = Status::kError;
     result.detail = "the case cannot be judged: " + *why + " (a broken case set, not the adapter)";
-  } else if (hello && !hello->offers_op(wire_op)) {
+  } else if (hello && !hello->offers_op(wire_op(op))) {
     result.status = Status::kSkip;
     result.detail = "the adapter's hello does not offer " + std::string(to_string(op));
   } else if (hello && !hello->offers_profile(c.profile)) {
@@ -464,10 +465,7 @@ std::vector<std::pair<std::string, std::vector<Operation>>> phase_profiles(const
     if (!hello.offers_profile(name) ||
         std::none_of(plan.chosen.begin(), plan.chosen.end(), [&](const Case* c) { return c->profile == name; }))
       continue;
-    std::vector<Operation> ops;
-    for (Operation op : {Operation::kDecode, Operation::kEncode})
-      if (plan.wanted(op) && hello.offers_op(op == Operation::kDecode ? protocol::Op::kDecode : protocol::Op::kEncode))
-        ops.push_back(op);
+    std::vector<Operation> ops = generated_ops(hello, {plan.ops.begin(), plan.ops.end()});
     if (!ops.empty()) chosen.emplace_back(name, std::move(ops));
   }
   return chosen;
@@ -485,12 +483,8 @@ std::vector<GeneratedPhase> run_generated(const RunOptions& options, Plan& plan,
   if (options.max_failures && failing >= options.max_failures) return phases;
   const std::uint64_t seed = options.generated_seed.value_or(generated_seed(case_set_sha256));
   const auto fresh = [&options, largest = plan.largest_block](std::chrono::milliseconds timeout) {
-    ProcessOptions process;
-    process.one_shot = options.one_shot;
-    process.timeout = timeout;
-    process.max_reply_bytes = protocol::max_reply_line_bytes(largest);
     std::string unused;
-    return conformance::make_driver(options.adapter, process, unused);
+    return make_driver(options, largest, timeout, unused);
   };
   bool stopped = false;
   for (auto& [profile, ops] : phase_profiles(plan, *session.hello)) {

@@ -51,6 +51,9 @@ bool outside_generated_selection(const ExpectedFailures::Entry& entry, const std
 // The most disagreements one profile's phase replays, minimizes and writes.
 inline constexpr std::size_t kMaxGeneratedConfirmations = 32;
 
+// The ops a phase sends: those of wanted the hello offers, decode first.
+std::vector<Operation> generated_ops(const protocol::Hello& hello, const std::vector<Operation>& wanted);
+
 // The topic (case folder) generated results are counted under.
 inline constexpr std::string_view kGeneratedTopic = "(generated)";
 

@@ -87,6 +87,13 @@ struct CaseResult {
   }
 };
 
+// The protocol's name of an op, and the status `run` records for an exchange
+// that brought no reply (kPass for a reply, which is judged instead).
+inline protocol::Op wire_op(Operation op) noexcept {
+  return op == Operation::kDecode ? protocol::Op::kDecode : protocol::Op::kEncode;
+}
+Status status_of(Exchange::Kind kind) noexcept;
+
 // A glob (fnmatch, backslash escapes) that matches exactly this id.
 std::string id_glob(std::string_view id);
 
