@@ -380,7 +380,7 @@ TEST(OutcomeJson, RejectsRepliesThatDoNotAnswerTheOp) {
 }
 
 TEST(HelloJson, RoundTripsAndWritesTheDocumentedForm) {
-  const Hello hello{"mine", "1.2", 1, {"decode"}, {"kiln-v2", "other"}};
+  const Hello hello{"mine", "1.2", 1, {"decode"}, {"kiln-v2", "other"}, {}};
   const std::string line = line_of(hello_to_json(hello));
   EXPECT_EQ(line,
             R"({"name":"mine","version":"1.2","protocol":1,"ops":["decode"],)"
