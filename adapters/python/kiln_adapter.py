@@ -254,10 +254,14 @@ def answer_line(line: bytes, hurray_tier2=hurray.TIER2_NAMES) -> dict:
         reply = {"result": "error", "message": str(error)}
     except Exception as error:  # a bug or out of memory: say so and keep serving
         reply = {"result": "error", "message": f"internal failure: {type(error).__name__}: {error}"}
-    # PROTOCOL.md lets a reply echo the request's case; the runner then checks
-    # that replies and requests are in step.
-    if "result" in reply and isinstance(request, dict) and isinstance(request.get("case"), str):
-        reply["case"] = request["case"]
+    # PROTOCOL.md: a reply echoes the request's id (and may echo its case), so
+    # the runner can tell that replies and requests are in step.
+    if isinstance(request, dict):
+        request_id = request.get("id")
+        if isinstance(request_id, int) and not isinstance(request_id, bool) and request_id >= 0:
+            reply["id"] = request_id
+        if "result" in reply and isinstance(request.get("case"), str):
+            reply["case"] = request["case"]
     return reply
 
 

@@ -265,6 +265,17 @@ class Adapter(unittest.TestCase):
         self.assertEqual((accept["result"], accept["case"]), ("accept", "kiln-v2-u4"))
         self.assertEqual((error["result"], error["case"]), ("error", "bad-hex"))
 
+    def test_replies_echo_the_id(self):
+        hello, accept, error, bad_line = self.exchange(
+            {"op": "hello", "protocol": 1, "id": 1},
+            {"op": "decode", "id": 2, "block": U4_BLOCK.hex()},
+            {"op": "decode", "id": 18446744073709551615, "block": "zz"},
+            {"op": "decode", "id": "3", "block": "zz"})
+        self.assertEqual((hello["name"], hello["id"]), ("kiln-python", 1))
+        self.assertEqual((accept["result"], accept["id"]), ("accept", 2))
+        self.assertEqual((error["result"], error["id"]), ("error", 18446744073709551615))
+        self.assertNotIn("id", bad_line)  # only an id the runner would send is echoed
+
     def test_bad_requests_get_error_replies_and_serving_goes_on(self):
         good = {"name": "x", "dtype": 9, "shape": [1], "layout": None, "block_size": 0, "payload": "01"}
         bad_requests = [

@@ -172,7 +172,11 @@ std::string byte_text(unsigned char byte) {
 // Tracking strings and escapes as its lexer does, the pass sees the same
 // brackets and members, so nothing it lets through can build deeper than
 // kMaxJsonDepth or wider than kMaxObjectMembers, even when the text is not JSON.
-std::optional<std::string> scan_line(std::string_view line) {
+std::optional<std::string> scan_line(std::string_view line,
+                                     std::size_t max_values = std::numeric_limits<std::size_t>::max()) {
+  // Each value but the line's first follows a comma or is a container's
+  // first: 1 + commas + containers is never fewer than the values there are.
+  std::size_t values = 1;
   struct Level {
     bool object;
     std::size_t members;
@@ -203,8 +207,14 @@ std::optional<std::string> scan_line(std::string_view line) {
       case '"':
         in_string = true;
         break;
+      case ',':
       case '[':
       case '{':
+        if (++values > max_values)
+          return "the line holds more than " + std::to_string(max_values) +
+                 " JSON values (at byte " + std::to_string(at) +
+                 "), more than any answer to its request can hold";
+        if (byte == ',') break;
         if (depth == kMaxJsonDepth)
           return "the line nests arrays and objects more than " + std::to_string(kMaxJsonDepth) +
                  " levels deep at byte " + std::to_string(at);
@@ -814,11 +824,22 @@ Expected<Outcome> outcome_from_json(const Json& json, Op answered, std::string_v
 // ---- Lines ----
 
 Expected<Json> parse_line(std::string_view line) {
+  return parse_line(line, std::numeric_limits<std::size_t>::max());
+}
+
+std::size_t max_reply_values(std::size_t request_line_bytes) noexcept {
+  constexpr std::size_t kRoom = 64;
+  if (request_line_bytes > (std::numeric_limits<std::size_t>::max() - kRoom) / 4)
+    return std::numeric_limits<std::size_t>::max();
+  return 4 * request_line_bytes + kRoom;
+}
+
+Expected<Json> parse_line(std::string_view line, std::size_t max_values) {
   if (auto bad = find_invalid_utf8(line))
     return fail<Json>("the line is not valid UTF-8 at byte " + std::to_string(*bad));
   if (line.find_first_not_of(" \t\r") == std::string_view::npos)
     return fail<Json>("the line is empty; expected one JSON object");
-  if (auto problem = scan_line(line)) return fail<Json>(std::move(*problem));
+  if (auto problem = scan_line(line, max_values)) return fail<Json>(std::move(*problem));
   try {
     // Strict: one value and nothing after it but white space.
     return Json::parse(line, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/false);

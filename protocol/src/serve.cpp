@@ -1,4 +1,5 @@
 #include <exception>
+#include <optional>
 #include <istream>
 #include <ostream>
 
@@ -7,11 +8,21 @@
 namespace kiln::protocol {
 namespace {
 
-std::string error_line(std::string_view message) {
+// The request's "id", echoed in its reply; nullopt when it has none the
+// runner would send (an unsigned integer).
+std::optional<std::uint64_t> request_id(const Json& request) {
+  if (!request.is_object()) return std::nullopt;
+  const auto id = request.find("id");
+  if (id == request.end() || !id->is_number_unsigned()) return std::nullopt;
+  return id->get<std::uint64_t>();
+}
+
+std::string error_line(std::string_view message, std::optional<std::uint64_t> id = std::nullopt) {
   // An error message can come from an adapter and hold any bytes, any number of
   // them: cut it, and replace what JSON cannot carry rather than fail to answer.
-  return outcome_to_json(ProtocolError{bounded_message(message)})
-      .dump(-1, ' ', false, Json::error_handler_t::replace);
+  Json reply = outcome_to_json(ProtocolError{bounded_message(message)});
+  if (id) reply["id"] = *id;
+  return reply.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 std::string list(const std::vector<std::string>& items) {
@@ -95,17 +106,23 @@ std::optional<std::vector<hurray::Element>> parse_elements(const std::vector<std
 }
 
 std::string answer(Adapter& adapter, const Hello& offered, std::string_view line) {
+  // The id ties every reply, an error too, to its request (PROTOCOL.md, "Replies").
+  std::optional<std::uint64_t> id;
   try {
-    auto request = parse_request(line);
-    if (!request) return error_line(request.error());
+    auto json = parse_line(line);
+    if (!json) return error_line(json.error());
+    id = request_id(json.value());
+    auto request = request_from_json(json.value());
+    if (!request) return error_line(request.error(), id);
     auto reply = reply_to(adapter, offered, request.value());
-    if (!reply) return error_line(reply.error());
+    if (!reply) return error_line(reply.error(), id);
+    if (id) reply.value()["id"] = *id;
     auto text = to_line(reply.value());
-    if (!text) return error_line("the reply cannot be written as JSON: " + text.error());
+    if (!text) return error_line("the reply cannot be written as JSON: " + text.error(), id);
     return std::move(text).value();
   } catch (const std::exception& error) {
     // Out of memory for a huge block, or an adapter that throws: answer and go on.
-    return error_line(std::string("the adapter failed: ") + error.what());
+    return error_line(std::string("the adapter failed: ") + error.what(), id);
   }
 }
 

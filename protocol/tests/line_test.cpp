@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -148,6 +149,34 @@ TEST(LineWidth, AHundredThousandMembersAreRejectedNotSearched) {
   ASSERT_FALSE(outcome.ok());
   EXPECT_TRUE(outcome.error().starts_with("the line has an object with more than 64 members at "))
       << outcome.error();
+}
+
+// ---- How many values a reply may hold ----
+
+TEST(LineValues, ExactlyTheBoundIsReadAndOneMoreIsRejectedWhereItStarts) {
+  // Counted as 1 + commas + containers, never fewer than there are: [0,0,0]
+  // holds four.
+  EXPECT_TRUE(parse_line("[0,0,0]", 4).ok());
+  EXPECT_TRUE(parse_line(R"({"a":[0],"b":{}})", 5).ok());
+  auto json = parse_line("[0,0,0]", 3);
+  ASSERT_FALSE(json.ok());
+  EXPECT_EQ(json.error(), "the line holds more than 3 JSON values (at byte 4), more than any answer to its "
+                          "request can hold");
+  // Commas and brackets in strings are text.
+  EXPECT_TRUE(parse_line(R"(["[,{,[,{"])", 2).ok());
+}
+
+TEST(LineValues, TheReplyBoundLeavesRoomForEveryAnswerAndNoMore) {
+  EXPECT_EQ(max_reply_values(0), 64u);
+  EXPECT_EQ(max_reply_values(1000), 4064u);
+  EXPECT_EQ(max_reply_values(std::numeric_limits<std::size_t>::max()), std::numeric_limits<std::size_t>::max());
+  // A million-element array for a 100-byte request is refused before it is built.
+  std::string line = "{\"result\":\"accept\",\"elements\":[\"0\"";
+  for (int i = 1; i < 1000000; ++i) line += ",\"0\"";
+  line += "]}";
+  auto json = parse_line(line, max_reply_values(100));
+  ASSERT_FALSE(json.ok());
+  EXPECT_TRUE(json.error().starts_with("the line holds more than 464 JSON values")) << json.error();
 }
 
 // ---- Control bytes, NUL and bytes after the value ----

@@ -46,6 +46,34 @@ void expect_error_reply(const std::string& line, std::string_view message_start)
   EXPECT_EQ(message.substr(0, message_start.size()), message_start) << line;
 }
 
+// PROTOCOL.md, "Replies": every reply, an error's and hello's too, carries its
+// request's id, so the runner can tell an answer given twice from the next one.
+TEST(Serve, EveryReplyEchoesItsRequestsId) {
+  ReferenceAdapter adapter;
+  const auto replies = serve_lines(
+      adapter, R"({"op":"hello","protocol":1,"id":1})" "\n"
+               R"({"op":"decode","block":")" + kU4Hex + R"(","id":2})" "\n"
+               R"({"op":"decode","block":"zz","id":18446744073709551615})" "\n"
+               R"({"op":"frobnicate","id":4})" "\n"
+               R"({"op":"decode","block":"","id":"5"})" "\n"
+               "not json\n");
+  ASSERT_EQ(replies.size(), 6u);
+  const auto id_of = [](const std::string& line) {
+    auto json = parse_line(line);
+    EXPECT_TRUE(json.ok()) << line;
+    return json.ok() && json.value().contains("id") ? json.value()["id"].dump() : std::string("none");
+  };
+  EXPECT_EQ(id_of(replies[0]), "1");
+  EXPECT_EQ(id_of(replies[1]), "2");
+  EXPECT_EQ(id_of(replies[2]), "18446744073709551615");
+  EXPECT_EQ(id_of(replies[3]), "4");
+  // Only an id the runner would send (an unsigned integer) is echoed.
+  EXPECT_EQ(id_of(replies[4]), "none");
+  EXPECT_EQ(id_of(replies[5]), "none");
+  EXPECT_TRUE(parse_hello_reply(replies[0]).ok());
+  expect_error_reply(replies[3], "op: unknown op");
+}
+
 TEST(Serve, ReferenceTranscript) {
   ReferenceAdapter adapter;
   const std::string input = kHelloRequest + "\n" + kDecodeU4 + "\n" +

@@ -288,6 +288,15 @@ bool answers(const Outcome& outcome, Op op, std::string_view profile);
 // anything is built; then one JSON value with nothing after it but white space.
 // Messages give the byte offset of the problem.
 Expected<Json> parse_line(std::string_view line);
+// The same, and the line may hold at most max_values JSON values (arrays,
+// objects and scalars, counted by the same scan): a reply is refused before it
+// is built when it holds more than any answer to its request can.
+Expected<Json> parse_line(std::string_view line, std::size_t max_values);
+// The bound on a reply's values: four per byte of its request line, and 64
+// more. No answer needs more: a Hurray accept has one element per element of
+// the request's data, at most eight per data byte (two hex digits); a Kiln
+// accept has a tensor per 64-byte directory entry and a dimension per 8 bytes.
+std::size_t max_reply_values(std::size_t request_line_bytes) noexcept;
 // Compact JSON without the newline. Fails only when a string is not valid UTF-8
 // (JSON cannot carry it).
 Expected<std::string> to_line(const Json& json);
