@@ -1,6 +1,8 @@
 #include "kiln/conformance/driver.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <exception>
 
 namespace kiln::conformance {
@@ -80,6 +82,11 @@ class ProcessDriver final : public Driver {
   }
 
   Exchange exchange(const protocol::Request& request) override {
+    if (!abandoned_.empty()) {
+      Exchange refused = failure(Exchange::Kind::kProtocol, "not sent: " + abandoned_);
+      refused.not_started = true;
+      return refused;
+    }
     std::string start_stderr;
     if (auto refused = ready_for_request(start_stderr)) {
       refused->not_started = true;
@@ -92,12 +99,16 @@ class ProcessDriver final : public Driver {
     std::unique_ptr<Subprocess> one_shot_process;
     std::unique_ptr<Subprocess>& process = options_.one_shot ? one_shot_process : process_;
     std::string reply;
-    Exchange result = talk(request_line(request), process, reply, options_.timeout);
+    const std::uint64_t id = ++last_request_id_;
+    const std::string line = request_line(request, id);
+    Exchange result = talk(line, process, reply, options_.timeout);
     if (result.kind == Exchange::Kind::kReply) {
-      auto json = protocol::parse_line(reply);
+      // Bounded by what the request can be answered with, before it is built.
+      auto json = protocol::parse_line(reply, protocol::max_reply_values(line.size()));
       std::optional<std::string> problem;
+      bool echoed_id = false;
       if (!json) problem = json.error();
-      else if (auto mismatch = case_mismatch(request, json.value())) problem = mismatch;
+      else if (auto mismatch = reply_mismatch(request, id, json.value(), echoed_id)) problem = mismatch;
       else if (auto outcome = protocol::outcome_from_json(json.value(), op, protocol::profile_of(request))) result.outcome = outcome.value();
       else problem = outcome.error();
       if (problem) {
@@ -108,6 +119,14 @@ class ProcessDriver final : public Driver {
           process->kill();
           result.adapter_stderr += process->take_stderr();
           process.reset();
+        }
+      } else if (!echoed_id && process) {
+        // Matched by position only: an answer given twice would be judged as
+        // the next request's. A hello tells: its reply must come next.
+        if (auto stray = check_in_step(process)) {
+          result.kind = stray->kind;
+          result.detail = std::move(stray->detail);
+          result.adapter_stderr += std::move(stray->adapter_stderr);
         }
       }
     }
@@ -123,6 +142,7 @@ class ProcessDriver final : public Driver {
         last_start_failure_ = result.detail;
       }
     }
+    note_protocol_failures(result);
     return result;
   }
 
@@ -132,9 +152,14 @@ class ProcessDriver final : public Driver {
     process_.reset();
   }
 
+  std::string abandoned() const override { return abandoned_; }
+
  private:
-  static std::string request_line(const protocol::Request& request) {
-    auto line = protocol::to_line(protocol::request_to_json(request));
+  // Every request carries an id the reply may echo (PROTOCOL.md, "Replies").
+  static std::string request_line(const protocol::Request& request, std::uint64_t id) {
+    protocol::Json json = protocol::request_to_json(request);
+    json["id"] = id;
+    auto line = protocol::to_line(json);
     return (line ? line.value() : std::string("{}")) + "\n";
   }
 
@@ -142,9 +167,28 @@ class ProcessDriver final : public Driver {
     return std::string(protocol::case_id_of(request));
   }
 
-  // A reply may echo "case"; when it does, it must be the case asked about.
-  static std::optional<std::string> case_mismatch(const protocol::Request& request,
-                                                  const protocol::Json& reply) {
+  // A reply may echo "id"; when it does, it must be the request's, and the
+  // reply is then tied to its request (echoed set).
+  static std::optional<std::string> id_mismatch(std::uint64_t id, const protocol::Json& reply, bool& echoed) {
+    echoed = false;
+    if (!reply.is_object()) return std::nullopt;
+    const auto member = reply.find("id");
+    if (member == reply.end()) return std::nullopt;
+    if (!member->is_number_unsigned())
+      return "the reply's \"id\" is of type " + std::string(protocol::json_kind(*member)) +
+             ", not the request's id " + std::to_string(id);
+    if (member->get<std::uint64_t>() != id)
+      return "the reply answers request " + std::to_string(member->get<std::uint64_t>()) + ", not request " +
+             std::to_string(id) + " (the adapter is out of step)";
+    echoed = true;
+    return std::nullopt;
+  }
+
+  // A reply may echo "id" and "case"; what it echoes must be the request's.
+  static std::optional<std::string> reply_mismatch(const protocol::Request& request, std::uint64_t id,
+                                                   const protocol::Json& reply, bool& echoed_id) {
+    if (auto mismatch = id_mismatch(id, reply, echoed_id)) return mismatch;
+    if (!reply.is_object()) return std::nullopt;
     const auto echoed = reply.find("case");
     if (echoed == reply.end()) return std::nullopt;
     // Described by its type, never dumped: the value is the adapter's, of any
@@ -158,18 +202,73 @@ class ProcessDriver final : public Driver {
     return std::nullopt;
   }
 
+  // A hello reply, its id checked when it echoes one.
+  static protocol::Expected<protocol::Hello> hello_reply(std::string_view line, std::uint64_t id) {
+    auto json = protocol::parse_line(line);
+    if (!json) return protocol::Expected<protocol::Hello>::failure(json.error());
+    bool echoed = false;
+    if (auto mismatch = id_mismatch(id, json.value(), echoed))
+      return protocol::Expected<protocol::Hello>::failure(*mismatch);
+    return protocol::hello_from_json(json.value());
+  }
+
+  // After a reply without id, in persistent mode: a hello, whose reply must be
+  // the next line. An answer given twice, or any other stray line, shows here
+  // rather than being judged as the next request's answer. nullopt: in step.
+  std::optional<Exchange> check_in_step(std::unique_ptr<Subprocess>& process) {
+    std::string reply;
+    const std::uint64_t id = ++last_request_id_;
+    Exchange talked = talk(request_line(protocol::HelloRequest{}, id), process, reply, options_.timeout);
+    const std::string why =
+        "the reply had no \"id\", so a hello followed it to check that the adapter is in step, and ";
+    if (talked.kind != Exchange::Kind::kReply) {
+      talked.detail = protocol::bounded_message(why + "then: " + talked.detail);
+      return talked;
+    }
+    if (hello_reply(reply, id)) return std::nullopt;
+    process->kill();
+    Exchange stray = failure(Exchange::Kind::kProtocol,
+                             protocol::bounded_message(
+                                 why + "the next line was not its reply, so the reply judged may have "
+                                       "been another request's (an answer written twice, or a debug "
+                                       "print on stdout): " + excerpt(reply) +
+                                 "; echo each request's \"id\" in its reply"),
+                             process->take_stderr());
+    process.reset();
+    return stray;
+  }
+
+  // Counts the protocol failures of the last exchanges; too many abandon the
+  // adapter (ProcessOptions::max_protocol_failures).
+  void note_protocol_failures(const Exchange& result) {
+    if (options_.max_protocol_failures <= 0 || options_.protocol_window <= 0) return;
+    const bool broke = result.kind == Exchange::Kind::kProtocol;
+    recent_.push_back(broke ? std::optional<std::string>(result.detail) : std::nullopt);
+    if (recent_.size() > static_cast<std::size_t>(options_.protocol_window)) recent_.pop_front();
+    const auto failures = std::count_if(recent_.begin(), recent_.end(), [](const auto& r) { return r.has_value(); });
+    if (failures < options_.max_protocol_failures) return;
+    const auto first = std::find_if(recent_.begin(), recent_.end(), [](const auto& r) { return r.has_value(); });
+    abandoned_ = std::to_string(failures) + " of its last " + std::to_string(recent_.size()) +
+                 " replies broke the protocol, so it was not restarted for every check. The first: " +
+                 protocol::bounded_message(**first, 600) +
+                 ". The usual cause is a debug print on stdout: stdout carries exactly one reply line "
+                 "per request; write anything else to stderr";
+    stop();
+  }
+
   // Asks the hello; keeps the process in persistent mode. On failure, detail and
   // adapter_stderr say why, and the failed start is counted.
   std::optional<protocol::Hello> start(std::string& detail, std::string& adapter_stderr) {
     std::unique_ptr<Subprocess> process;
     std::string reply;
     const auto limit = options_.hello_timeout.count() > 0 ? options_.hello_timeout : options_.timeout;
-    Exchange talked = talk(request_line(protocol::HelloRequest{}), process, reply, limit);
+    const std::uint64_t id = ++last_request_id_;
+    Exchange talked = talk(request_line(protocol::HelloRequest{}, id), process, reply, limit);
     adapter_stderr = std::move(talked.adapter_stderr);
     std::optional<protocol::Hello> hello;
     if (talked.kind != Exchange::Kind::kReply) {
       detail = talked.detail;
-    } else if (auto parsed = protocol::parse_hello_reply(reply)) {
+    } else if (auto parsed = hello_reply(reply, id)) {
       hello = parsed.value();
     } else {
       detail = protocol::bounded_message("hello reply: " + parsed.error() + ": " + excerpt(reply));
@@ -313,6 +412,10 @@ class ProcessDriver final : public Driver {
   std::string last_start_failure_;
   bool given_up_ = false;  // one-shot: failed in a row and then failed a hello
   std::string given_up_reason_;
+  std::uint64_t last_request_id_ = 0;  // the run's requests are numbered from 1
+  // The last protocol_window exchanges: each one's detail when it broke the protocol.
+  std::deque<std::optional<std::string>> recent_;
+  std::string abandoned_;  // non-empty: no more requests are sent, and why
 };
 
 }  // namespace

@@ -195,8 +195,9 @@ std::optional<Exchange> FuzzerBase::exchange_main(const Request& request) {
       return exchange;
     }
     // Adapter-blind (run's generated phase): the run's driver has its own limit
-    // on failed starts, and the phase ends when it is reached.
-    if (options_.adapter_blind || !wait_before_restart(failures)) {
+    // on failed starts, and the phase ends when it is reached. An abandoned
+    // driver (a restart storm) sends nothing more: waiting would not help.
+    if (options_.adapter_blind || !driver_.abandoned().empty() || !wait_before_restart(failures)) {
       adapter_lost_ = true;
       adapter_lost_reason_ = "the adapter could not be restarted (" + std::to_string(failures) +
                              " starts in a row failed; the last: " +

@@ -31,12 +31,18 @@ using protocol::bounded_message;
 
 // stderr's end is what explains a crash, so its bound keeps the tail; the
 // driver's tail is bounded already, with room here for its own note.
-std::string bounded_tail(std::string text) {
-  constexpr std::size_t kLimit = protocol::kMaxMessageBytes + 1024;
-  if (text.size() <= kLimit) return text;
-  std::size_t start = text.size() - protocol::kMaxMessageBytes;
+std::string bounded_tail(std::string text, std::size_t limit = protocol::kMaxMessageBytes) {
+  if (text.size() <= limit + 64) return text;  // not cut for less than its note
+  std::size_t start = text.size() - limit;
   while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) ++start;
   return "[" + std::to_string(start) + " earlier bytes cut]\n" + text.substr(start);
+}
+
+// What a report spends on a text: a control byte is written as \u00XX.
+std::size_t written_size(std::string_view text) {
+  return text.size() + 5 * static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+           return static_cast<unsigned char>(c) < 0x20;
+         }));
 }
 
 // What came back, short: an error's message is kept here and nowhere else; a
@@ -316,12 +322,33 @@ std::optional<Plan> plan_run(const RunOptions& options, const CaseSet& set, std:
 }
 
 // The adapter once it has said hello (or failed to).
+// What the run keeps of the adapter's text in its results (got, detail,
+// stderr): each in full up to the protocol's bound until the run has kept
+// kKeptTextPerRun bytes (as reports write them) in all, then an excerpt. So
+// neither the run's memory nor its reports grow with what an adapter writes.
+class KeptText {
+ public:
+  void bound(CaseResult& result) {
+    if (spent_ >= kKeptTextPerRun) {
+      result.got = bounded_message(result.got, kKeptTextOnceSpent);
+      result.detail = bounded_message(result.detail, kKeptTextOnceSpent);
+      result.adapter_stderr = bounded_tail(std::move(result.adapter_stderr), kKeptTextOnceSpent);
+    }
+    spent_ += written_size(result.got) + written_size(result.detail) + written_size(result.adapter_stderr);
+  }
+
+ private:
+  std::size_t spent_ = 0;
+};
+
 struct Session {
   std::unique_ptr<Driver> driver;
   std::optional<protocol::Hello> hello;
   std::string hello_problem;    // why there is no hello
   bool other_protocol = false;  // its replies cannot be read as protocol 1's
   std::string who;              // name and version, one line, for the certificate
+  std::string abandoned;        // why the driver stopped sending requests (empty: it did not)
+  KeptText kept_text;
 };
 
 // Starts the adapter and prints what its hello says; nullopt (after saying why
@@ -421,14 +448,23 @@ std::vector<CaseResult> run_cases(const RunOptions& options, Plan& plan, Session
         return results;
       }
       CaseResult result = run_case(*c, op, *session.driver, session.hello);
+      session.kept_text.bound(result);
       plan.expected.record(result);
       failing += result.unexpected();
       if (options.verbose || result.unexpected() || result.recommended_failure())
         print_result(out, options, result);
       if (!options.quiet_progress && (results.size() + 1) % 100 == 0)
         out << "... " << results.size() + 1 << " of " << plan.planned << " results\n";
-      out.flush();
       results.push_back(std::move(result));
+      // A restart storm: the adapter breaks the protocol over and over, and
+      // each further check would cost a restart to learn the same.
+      if (session.abandoned = session.driver->abandoned(); !session.abandoned.empty()) {
+        out << "stopped: " << protocol::printable(session.abandoned) << "\n"
+            << plan.planned - results.size() << " of " << plan.planned << " not run\n";
+        out.flush();
+        return results;
+      }
+      out.flush();
     }
   }
   return results;
@@ -477,7 +513,8 @@ std::vector<GeneratedPhase> run_generated(const RunOptions& options, Plan& plan,
                                           const CaseSet& set, const std::string& case_set_sha256,
                                           std::vector<CaseResult>& results, std::ostream& out, std::ostream& err) {
   std::vector<GeneratedPhase> phases;
-  if (options.generated == 0 || session.other_protocol || !session.hello) return phases;
+  if (options.generated == 0 || session.other_protocol || !session.hello || !session.abandoned.empty())
+    return phases;
   std::size_t failing = static_cast<std::size_t>(
       std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return r.unexpected(); }));
   if (options.max_failures && failing >= options.max_failures) return phases;
@@ -503,6 +540,7 @@ std::vector<GeneratedPhase> run_generated(const RunOptions& options, Plan& plan,
     out.flush();
     std::size_t done = 0;
     const auto on_result = [&](CaseResult&& result) {
+      session.kept_text.bound(result);
       plan.expected.record(result);
       failing += result.unexpected();
       if (options.verbose || result.unexpected()) print_result(out, options, result);
@@ -518,7 +556,13 @@ std::vector<GeneratedPhase> run_generated(const RunOptions& options, Plan& plan,
     };
     phases.push_back(run_generated_phase(phase, *session.driver, fresh, *session.hello, set, on_result, out, err));
     const GeneratedPhase& ran = phases.back();
-    if (stopped)
+    // The adapter abandoned in this phase ends the run's phases: the next
+    // profile's would only be refused.
+    session.abandoned = session.driver->abandoned();
+    if (!session.abandoned.empty()) {
+      out << "stopped: " << protocol::printable(session.abandoned) << "\n";
+      stopped = true;
+    } else if (stopped)
       out << "stopped after " << failing << " failing result(s) (--max-failures): " << ran.planned - ran.ran
           << " of " << ran.planned << " generated checks of " << profile << " not run\n";
     else if (!ran.stopped.empty())
@@ -624,6 +668,12 @@ Certificate certify(const Plan& plan, const Session& session, const std::vector<
                    kExitFailures};
   } else if (plan.filtered) {
     certificate.text = "NO CERTIFICATE: a filtered run certifies nothing";
+  } else if (!session.abandoned.empty()) {
+    certificate = {"NOT CONFORMANT: " + who + " was abandoned: " +
+                       protocol::printable(session.abandoned) + "; " +
+                       std::to_string(every_check - std::min(every_check, results.size())) + " of " +
+                       std::to_string(every_check) + " checks not run; " + failures,
+                   kExitFailures};
   } else if (totals.failed > 0 || totals.expected_failures > 0) {
     certificate.text = "NOT CONFORMANT: " + who + " has " + failures;
   } else if (all_ran && required_passed + out_of_scope_required == plan.every_required_check &&

@@ -10,7 +10,7 @@
 //   --huge-newline-on ID     the same line, ended by a newline
 //   --close-stdout-on ID     close stdout at case ID and keep running
 //   --wrong-case-on ID       answer case ID correctly but echo "case":"some-other-id"
-//   --array-case-on ID       answer case ID correctly but echo "case" as 100000 zeros in arrays 40 deep
+//   --array-case-on ID       answer case ID correctly but echo "case" as 200 zeros in arrays 40 deep (within the reply bound)
 //   --reply-twice-on ID      write the reply line for case ID twice, in one write
 //   --abort-after-reply-on ID  answer case ID, then abort()
 //   --linger-after-reply-on ID answer case ID, then sleep until killed (even at end of input)
@@ -30,6 +30,14 @@
 //   --slow-hello MS          sleep MS ms before answering the hello
 //   --reject-repeats         a request line identical to the one before it gets a FRAME reject
 //                            (a reader that takes the repeat for a buffer it already consumed)
+//   --wide-accept-on ID      answer case ID with an accept of one tensor of a million dimensions
+//   --long-text              reject everything with a 16 KiB message of control bytes, and
+//                            write 16 KiB of them to stderr per request
+//   --no-id                  never echo the request's id (a protocol 1 adapter written before ids)
+//   --debug-line             after every decode or encode reply, a second write of a debug line
+//   --trailing-bytes         every decode or encode reply line ends in " debug" before its newline
+//   --answer-again-late-on ID  answer case ID, then at the next request first write ID's reply
+//                            again and only 100 ms later that request's own
 #include <signal.h>
 #include <unistd.h>
 
@@ -57,6 +65,10 @@ struct Flags {
   bool reject_everything = false;
   bool hostile_text = false;
   bool reject_repeats = false;
+  bool no_id = false;
+  bool long_text = false;
+  bool debug_line = false;
+  bool trailing_bytes = false;
   long start = 0;  // this process's start number (--count-starts)
   long crash_in_start = -1;
   long fail_first = 0, fail_last = -1;
@@ -95,9 +107,10 @@ class FakeAdapter final : public kp::Adapter {
 
  private:
   kp::Outcome rejection() const {
-    return kp::Reject{kiln::ErrorClass::kFrame,
-                      flags_.hostile_text ? kHostileText : "rejects everything on purpose",
-                      std::nullopt, std::nullopt};
+    const std::string message = flags_.hostile_text ? kHostileText
+                                : flags_.long_text   ? std::string(kp::kMaxMessageBytes, '\x01')
+                                                     : "rejects everything on purpose";
+    return kp::Reject{kiln::ErrorClass::kFrame, message, std::nullopt, std::nullopt};
   }
   const Flags& flags_;
   kp::ReferenceAdapter reference_;
@@ -133,6 +146,10 @@ int main(int argc, char** argv) {
     else if (arg == "--reject-everything") flags.reject_everything = true;
     else if (arg == "--hostile-text") flags.hostile_text = flags.reject_everything = true;
     else if (arg == "--reject-repeats") flags.reject_repeats = true;
+    else if (arg == "--no-id") flags.no_id = true;
+    else if (arg == "--long-text") flags.long_text = flags.reject_everything = true;
+    else if (arg == "--debug-line") flags.debug_line = true;
+    else if (arg == "--trailing-bytes") flags.trailing_bytes = true;
     else if (arg == "--count-starts" && i + 1 < argc) {
       const char* file = argv[++i];
       std::ofstream(file, std::ios::app) << "start\n";
@@ -161,6 +178,7 @@ int main(int argc, char** argv) {
   const bool failing_start = flags.start >= flags.fail_first && flags.start <= flags.fail_last;
   bool first_request = true;
   std::string previous_line;
+  std::string late_answer;  // --answer-again-late-on: written before the next reply
   for (std::string line; std::getline(std::cin, line);) {
     if (flags.exit_at_hello || failing_start) return 0;
     const auto request = kp::parse_request(line);
@@ -173,14 +191,21 @@ int main(int argc, char** argv) {
       if (flags.start == flags.stall_in_start)
         std::this_thread::sleep_for(std::chrono::milliseconds(flags.stall_ms));
     }
-    const bool repeated = !is_hello && line == previous_line;
-    previous_line = line;
+    // The same request, whatever its id (each line has an id of its own).
+    std::string without_id = line;
+    if (auto json = kp::parse_line(line); json && json.value().is_object()) {
+      json.value().erase("id");
+      without_id = json.value().dump();
+    }
+    const bool repeated = !is_hello && without_id == previous_line;
+    previous_line = std::move(without_id);
     std::string case_id;
     if (auto json = kp::parse_line(line); json && json.value().contains("case") &&
                                           json.value()["case"].is_string())
       case_id = json.value()["case"].get<std::string>();
     if (flags.flood_stderr) flood_stderr();
     if (flags.hostile_text) std::cerr << kHostileText << " \xff\xfe\xc0\x80 not UTF-8\n" << std::flush;
+    if (flags.long_text) std::cerr << std::string(kp::kMaxMessageBytes, '\x01') << std::flush;
     if (flags.log_stderr) std::cerr << "kiln-fake: request for case " << case_id << "\n" << std::flush;
 
     if (misbehaves(flags, "crash", case_id)) std::abort();
@@ -199,7 +224,19 @@ int main(int argc, char** argv) {
                           : R"({"result":"reject","class":"FRAME","message":"a repeat read as consumed"})" "\n");
       continue;
     }
-    const std::string reply = kp::answer(adapter, offered, line);
+    std::string reply = kp::answer(adapter, offered, line);
+    if (flags.no_id) {
+      auto json = kp::parse_line(reply);
+      json.value().erase("id");
+      reply = json.value().dump();
+    }
+    if (!late_answer.empty()) {
+      write_stdout(late_answer + "\n");
+      late_answer.clear();
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (misbehaves(flags, "answer-again-late", case_id)) late_answer = reply;
+    if (!is_hello && flags.trailing_bytes) reply += " debug";
     if (misbehaves(flags, "partial-then-exit", case_id)) {
       write_stdout(reply.substr(0, reply.size() / 2));
       return 0;
@@ -228,9 +265,16 @@ int main(int argc, char** argv) {
     if (misbehaves(flags, "array-case", case_id)) {
       constexpr std::size_t kDepth = 40;
       std::string zeros = "0";
-      for (int i = 1; i < 100000; ++i) zeros += ",0";
+      for (int i = 1; i < 200; ++i) zeros += ",0";
       write_stdout("{\"case\":" + std::string(kDepth, '[') + zeros + std::string(kDepth, ']') + "," +
                    reply.substr(1) + "\n");
+      continue;
+    }
+    if (misbehaves(flags, "wide-accept", case_id)) {
+      std::string shape = "1";
+      for (int i = 1; i < 1000000; ++i) shape += ",1";
+      write_stdout(R"({"result":"accept","tensors":[{"name":"x","dtype":17,"shape":[)" + shape +
+                   R"(],"layout":null,"block_size":0,"payload":"2103"}]})" "\n");
       continue;
     }
     if (misbehaves(flags, "reply-twice", case_id)) {
@@ -238,6 +282,7 @@ int main(int argc, char** argv) {
       continue;
     }
     write_stdout(reply + "\n");
+    if (!is_hello && flags.debug_line) write_stdout("debug: answered case " + case_id + "\n");
     if (misbehaves(flags, "abort-after-reply", case_id)) std::abort();
     if (misbehaves(flags, "linger-after-reply", case_id)) sleep_forever();
   }

@@ -13,7 +13,9 @@
 #include <sstream>
 #include <thread>
 
+#include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/driver.hpp"
+#include "kiln/conformance/generated.hpp"
 #include "kiln/conformance/run.hpp"
 #include "kiln/conformance/subprocess.hpp"
 #include "test_support.hpp"
@@ -227,16 +229,18 @@ TEST_F(ProcessDriverTest, AReplyWrittenTwiceFailsThatCaseAndRestartsTheAdapter) 
 }
 
 TEST_F(ProcessDriverTest, OutputWaitingBeforeARequestMeansTheAdapterIsOutOfStep) {
-  // After its first case's reply the adapter writes one more line, once, when
-  // the test says so: before the runner sends the next request.
-  auto adapter = driver(script(std::string("read -r line; echo '") + kHelloReply + "'\n" +
-                               "read -r line; echo '" + kFrameReject + "'\n" +
+  // After its first case's reply (and the hello that checks it: the replies
+  // carry no id) the adapter writes one more line, once, when the test says
+  // so: before the runner sends the next request.
+  auto adapter = driver(script(std::string("answer() { case \"$line\" in *'\"op\":\"hello\"'*) echo '") +
+                               kHelloReply + "';; *) echo '" + kFrameReject + "';; esac; }\n" +
+                               "read -r line; answer; read -r line; answer; read -r line; answer\n" +
                                "if [ ! -e " + path("written") + " ]; then\n" +
                                "  while [ ! -e " + path("go") + " ]; do sleep 0.02; done\n" +
                                "  echo '{\"result\":\"reject\",\"class\":\"TYPE\"}'\n" +
                                "  touch " + path("written") + "\n" +
                                "fi\n" +
-                               "while read -r line; do echo '" + kFrameReject + "'; done\n"));
+                               "while read -r line; do answer; done\n"));
   std::string detail;
   ASSERT_TRUE(adapter->hello(detail)) << detail;
   const Exchange first = adapter->exchange(decode("a"));
@@ -251,6 +255,127 @@ TEST_F(ProcessDriverTest, OutputWaitingBeforeARequestMeansTheAdapterIsOutOfStep)
   const Exchange next = adapter->exchange(decode("c"));
   ASSERT_EQ(next.kind, Exchange::Kind::kReply) << describe(next);
   EXPECT_TRUE(std::holds_alternative<protocol::Reject>(next.outcome));
+}
+
+// ---- replies tied to their requests (issue 25, item 6) ----
+
+// An answer given again after the runner's check for stray output, so that it
+// is the first line the next request reads. Both requests' right answers are
+// the same FRAME reject (an empty block): judged by position, the stray answer
+// would pass as the next one's.
+TEST_F(ProcessDriverTest, AnAnswerGivenAgainIsNeverTakenForTheNextRequests) {
+  {
+    SCOPED_TRACE("the adapter echoes ids: the next request's reply names the wrong id");
+    auto adapter = driver(fake("--answer-again-late-on a"));
+    std::string detail;
+    ASSERT_TRUE(adapter->hello(detail)) << detail;
+    const Exchange first = adapter->exchange(decode("a"));
+    ASSERT_EQ(first.kind, Exchange::Kind::kReply) << describe(first);
+    const Exchange stray = adapter->exchange(decode("b"));
+    EXPECT_EQ(stray.kind, Exchange::Kind::kProtocol) << describe(stray);
+    EXPECT_TRUE(contains(stray.detail, "not request")) << describe(stray);
+    // A fresh adapter answers the next one.
+    EXPECT_EQ(adapter->exchange(decode("c")).kind, Exchange::Kind::kReply);
+  }
+  {
+    // The hello sent after a reply without id is the "next request": the
+    // answer given again comes before its reply, and shows there.
+    SCOPED_TRACE("the adapter echoes no id: the hello after the reply catches the stray line");
+    auto adapter = driver(fake("--answer-again-late-on a --no-id"));
+    std::string detail;
+    ASSERT_TRUE(adapter->hello(detail)) << detail;
+    const Exchange first = adapter->exchange(decode("a"));
+    EXPECT_EQ(first.kind, Exchange::Kind::kProtocol) << describe(first);
+    EXPECT_TRUE(contains(first.detail, "no \"id\"")) << describe(first);
+    for (const char* next : {"b", "c"}) {
+      const Exchange answered = adapter->exchange(decode(next));
+      EXPECT_EQ(answered.kind, Exchange::Kind::kReply) << next << " " << describe(answered);
+    }
+  }
+}
+
+TEST_F(ProcessDriverTest, RepliesWithoutIdAreAcceptedWhileTheAdapterStaysInStep) {
+  const auto starts = scratch_ / "starts";
+  auto adapter = driver(fake("--no-id --count-starts " + shell_quote(starts.string())));
+  std::string detail;
+  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  for (int i = 0; i < 20; ++i) {
+    const Exchange answered = adapter->exchange(decode("case-" + std::to_string(i)));
+    ASSERT_EQ(answered.kind, Exchange::Kind::kReply) << i << " " << describe(answered);
+    EXPECT_TRUE(std::holds_alternative<protocol::Reject>(answered.outcome));
+  }
+  EXPECT_EQ(line_count(starts), 1u);
+}
+
+TEST_F(ProcessDriverTest, AReplyEchoingAnIdOfTheWrongTypeIsAProtocolFailure) {
+  auto adapter = driver(script(std::string("read -r line; echo '") + kHelloReply + "'\n" +
+                               "read -r line; echo '{\"id\":\"2\",\"result\":\"reject\",\"class\":\"FRAME\"}'\n" +
+                               "while read -r line; do :; done\n"));
+  std::string detail;
+  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  const Exchange wrong = adapter->exchange(decode("x"));
+  EXPECT_EQ(wrong.kind, Exchange::Kind::kProtocol) << describe(wrong);
+  EXPECT_TRUE(contains(wrong.detail, "the reply's \"id\" is of type string")) << describe(wrong);
+}
+
+// ---- a reply holds no more than its request can be answered with (issue 25, item 3) ----
+
+TEST_F(ProcessDriverTest, AReplyWiderThanAnyAnswerToItsRequestIsRefusedBeforeItIsBuilt) {
+  auto adapter = driver(fake("--wide-accept-on x"));
+  std::string detail;
+  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  const Exchange wide = adapter->exchange(decode("x"));
+  EXPECT_EQ(wide.kind, Exchange::Kind::kProtocol) << describe(wide);
+  EXPECT_TRUE(contains(wide.detail, "JSON values")) << describe(wide);
+  EXPECT_EQ(adapter->exchange(decode("y")).kind, Exchange::Kind::kReply);
+}
+
+// ---- restart storms (issue 25, item 5) ----
+
+// A debug line after every reply (each process answers once, then is out of
+// step) or trailing bytes on every reply line: abandoned after a few starts,
+// saying what it wrote and why that breaks the protocol; nothing more is sent.
+TEST_F(ProcessDriverTest, AnAdapterThatBreaksTheProtocolOverAndOverIsAbandoned) {
+  for (const std::string flags : {"--debug-line", "--trailing-bytes"}) {
+    SCOPED_TRACE(flags);
+    const auto starts = scratch_ / ("starts" + flags);
+    auto adapter = driver(fake(flags + " --count-starts " + shell_quote(starts.string())));
+    std::string detail;
+    ASSERT_TRUE(adapter->hello(detail)) << detail;
+    int sent = 0;
+    while (adapter->abandoned().empty() && sent < 100) {
+      adapter->exchange(decode("case-" + std::to_string(sent)));
+      ++sent;
+    }
+    const std::string why = adapter->abandoned();
+    ASSERT_FALSE(why.empty()) << sent << " requests";
+    EXPECT_LE(sent, 16);
+    EXPECT_TRUE(contains(why, "debug print on stdout")) << why;
+    EXPECT_TRUE(contains(why, flags == "--debug-line" ? "debug: answered case" : "} debug")) << why;
+    const std::size_t started = line_count(starts);
+    EXPECT_LE(started, 9u);
+    const Exchange refused = adapter->exchange(decode("later"));
+    EXPECT_TRUE(refused.not_started) << describe(refused);
+    EXPECT_TRUE(contains(refused.detail, "not sent")) << describe(refused);
+    EXPECT_EQ(line_count(starts), started);
+  }
+}
+
+// Protocol failures now and then, each followed by clean answers, are not a storm.
+TEST_F(ProcessDriverTest, OccasionalProtocolFailuresDoNotAbandonTheAdapter) {
+  std::string flags;
+  for (int i = 0; i < 60; i += 3) flags += " --garbage-on case-" + std::to_string(i);
+  auto adapter = driver(fake(flags));
+  std::string detail;
+  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  int broken = 0;
+  for (int i = 0; i < 60; ++i) {
+    const Exchange exchange = adapter->exchange(decode("case-" + std::to_string(i)));
+    ASSERT_FALSE(exchange.not_started) << i << " " << describe(exchange);
+    broken += exchange.kind == Exchange::Kind::kProtocol;
+  }
+  EXPECT_EQ(broken, 20);
+  EXPECT_TRUE(adapter->abandoned().empty()) << adapter->abandoned();
 }
 
 TEST_F(ProcessDriverTest, InOneShotModeASecondReplyLineIsAProtocolFailure) {
@@ -278,6 +403,38 @@ TEST(RunnerOutOfStep, AnAdapterThatRepliesTwiceFailsOnlyThatCase) {
     EXPECT_EQ(to_string(result.status),
               std::string(result.case_id == "kiln-v2-high-nibble" ? "PROTOCOL" : "PASS"))
         << result.case_id << " " << to_string(result.op) << ": " << result.detail;
+}
+
+// A whole run against either storm: NOT CONFORMANT, saying why, with the
+// checks left not run and a handful of starts rather than one per check. The
+// debug-line adapter passes every other check, so it is abandoned in the
+// generated phase, which ends with it.
+TEST(RunnerRestartStorm, ARunAgainstAnAdapterThatBreaksTheProtocolEndsAtOnce) {
+  ScratchDir scratch;
+  ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(scratch / "cases"));
+  for (const std::string flags : {"--trailing-bytes", "--debug-line"}) {
+    SCOPED_TRACE(flags);
+    const auto starts = scratch / ("starts" + flags);
+    RunOptions options;
+    options.cases_dir = scratch / "cases";
+    options.quiet_progress = true;
+    options.timeout_ms = 10000;
+    options.generated = 200;
+    options.generated_out = scratch / ("generated" + flags);
+    options.adapter = fake(flags + " --count-starts " + shell_quote(starts.string()));
+    std::ostringstream out, err;
+    const RunSummary summary = run_suite(options, out, err);
+    EXPECT_EQ(summary.exit_code, kExitFailures) << out.str() << err.str();
+    EXPECT_EQ(summary.certificate.rfind("NOT CONFORMANT: kiln-fake", 0), 0u) << summary.certificate;
+    EXPECT_TRUE(contains(summary.certificate, "was abandoned")) << summary.certificate;
+    EXPECT_TRUE(contains(summary.certificate, "debug print on stdout")) << summary.certificate;
+    EXPECT_TRUE(contains(summary.certificate, "checks not run")) << summary.certificate;
+    EXPECT_TRUE(contains(out.str(), "stopped: ")) << out.str();
+    EXPECT_LT(summary.results.size(), 11u + 2 * 200u);
+    // Each failure the phase confirms starts adapters of its own, at most
+    // kMaxGeneratedConfirmations of them per profile.
+    EXPECT_LE(line_count(starts), 10u + 2 * 2 * kMaxGeneratedConfirmations) << out.str();
+  }
 }
 
 // ---- one-shot: the process must exit cleanly after its reply (finding 10) ----
@@ -384,6 +541,7 @@ TEST_F(ProcessDriverTest, ANonStringCaseEchoIsDescribedByItsTypeNotDumped) {
   const Exchange echoed = adapter->exchange(decode("x"));
   EXPECT_EQ(echoed.kind, Exchange::Kind::kProtocol) << describe(echoed);
   EXPECT_TRUE(contains(echoed.detail, "the reply's \"case\" is of type array")) << describe(echoed);
+  // The reply itself appears only as its bounded excerpt.
   EXPECT_LE(echoed.detail.size(), protocol::kMaxMessageBytes + 100);
 }
 

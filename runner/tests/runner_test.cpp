@@ -268,6 +268,46 @@ TEST_F(RunnerTest, StderrFloodIsBoundedAndDoesNotDisturbTheAnswers) {
   }
 }
 
+// Issue 25, item 3: an adapter inside every bound (16 KiB messages and stderr,
+// all control bytes, each written six times larger in JSON) for every check.
+// What the run keeps, and so its JSON report, stops growing with it once
+// kKeptTextPerRun is spent: excerpts after that.
+TEST_F(RunnerTest, WhatARunKeepsOfAnAdaptersTextIsBoundedInAll) {
+  // 300 more cases, each failed with a long message.
+  const std::string seed = testing::seed_case_texts().at("kiln-v2-high-nibble");
+  for (int i = 0; i < 300; ++i) {
+    const std::string id = "kiln-v2-high-nibble-copy-" + std::to_string(i);
+    write_text(cases_ / "copies" / (id + ".yaml"), "id: " + id + seed.substr(seed.find('\n')));
+  }
+  std::ostringstream regen_out, regen_err;
+  ASSERT_EQ(cases_regen(cases_, regen_out, regen_err), kExitOk) << regen_err.str();
+  options_.json_report = scratch_ / "report.json";
+  const auto summary = run(fake_adapter("--long-text"));
+  EXPECT_EQ(summary.exit_code, kExitFailures) << out_ << err_;
+  ASSERT_GT(summary.results.size(), 600u) << out_ << err_;
+  const auto written = [](const std::string& text) {
+    return text.size() + 5 * static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+             return static_cast<unsigned char>(c) < 0x20;
+           }));
+  };
+  std::size_t kept = 0;
+  for (const CaseResult& result : summary.results)
+    kept += written(result.got) + written(result.detail) + written(result.adapter_stderr);
+  // The last result before the budget ran out may keep three whole messages;
+  // each after it three excerpts and their notes.
+  const std::size_t per_excerpt = 6 * (kKeptTextOnceSpent + 64) + 64;
+  const std::size_t bound =
+      kKeptTextPerRun + 3 * 6 * (protocol::kMaxMessageBytes + 64) + summary.results.size() * 3 * per_excerpt;
+  EXPECT_LE(kept, bound);
+  // And so the report: what it keeps, and a few hundred bytes a result besides.
+  EXPECT_LE(std::filesystem::file_size(*options_.json_report), bound + summary.results.size() * 1024);
+  // Excerpts still say what the adapter wrote, and how much was cut.
+  const CaseResult& last = summary.results.back();
+  EXPECT_EQ(to_string(last.status), "FAIL") << last.case_id;
+  EXPECT_NE(last.adapter_stderr.find("earlier bytes cut"), std::string::npos) << last.adapter_stderr;
+  EXPECT_NE(last.detail.find("more bytes cut]"), std::string::npos) << last.detail;
+}
+
 TEST_F(RunnerTest, ARejectEverythingAdapterFailsAllButTheFrameRejectCase) {
   const auto summary = run(fake_adapter("--reject-everything"));
   EXPECT_EQ(summary.exit_code, kExitFailures);

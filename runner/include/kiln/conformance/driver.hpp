@@ -36,6 +36,10 @@ class Driver {
   // Ends the adapter's process, so that the next request starts a fresh one
   // (an in-process adapter is kept: it has no process to end).
   virtual void stop() {}
+  // Why the driver sends no more requests (each later exchange comes back not
+  // started, at once); empty while it still does. A caller stops here: the
+  // checks left are not run.
+  virtual std::string abandoned() const { return {}; }
 };
 
 struct ProcessOptions {
@@ -46,6 +50,11 @@ struct ProcessOptions {
   std::chrono::milliseconds hello_timeout{0};
   std::size_t max_reply_bytes = 64u << 20;
   int max_consecutive_start_failures = 3;
+  // Restart storms: once max_protocol_failures of the last protocol_window
+  // exchanges broke the protocol (an extra line per reply, trailing bytes), the
+  // adapter is abandoned rather than restarted for every check. Zero: never.
+  int protocol_window = 16;
+  int max_protocol_failures = 8;
 };
 
 std::unique_ptr<Driver> make_in_process_driver(std::unique_ptr<protocol::Adapter> adapter);

@@ -38,6 +38,13 @@ enum class Verdict : std::uint8_t {
 // "pass", "expected-failure", ...: the JSON report's spelling.
 std::string_view to_string(Verdict verdict) noexcept;
 
+// A run keeps each result's adapter text (got, detail, stderr) up to the
+// protocol's bound until it has kept kKeptTextPerRun bytes of it in all (as a
+// report writes them, a control byte six), then kKeptTextOnceSpent bytes of each:
+// its memory and its reports do not grow with what an adapter writes.
+inline constexpr std::size_t kKeptTextPerRun = 8u << 20;
+inline constexpr std::size_t kKeptTextOnceSpent = 256;
+
 struct CaseResult {
   std::string case_id;
   std::string topic;             // the case's folder under the cases directory
