@@ -834,21 +834,33 @@ std::size_t max_reply_values(std::size_t request_line_bytes) noexcept {
   return 4 * request_line_bytes + kRoom;
 }
 
-Expected<Json> parse_line(std::string_view line, std::size_t max_values) {
+namespace {
+
+Expected<Json> parse_checked(std::string_view line, std::size_t max_values, const Json::parser_callback_t& callback) {
   if (auto bad = find_invalid_utf8(line))
     return fail<Json>("the line is not valid UTF-8 at byte " + std::to_string(*bad));
-  if (line.find_first_not_of(" \t\r") == std::string_view::npos)
+  if (line.find_first_not_of(" \t\r\n") == std::string_view::npos)
     return fail<Json>("the line is empty; expected one JSON object");
   if (auto problem = scan_line(line, max_values)) return fail<Json>(std::move(*problem));
   try {
     // Strict: one value and nothing after it but white space.
-    return Json::parse(line, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/false);
+    return Json::parse(line, callback, /*allow_exceptions=*/true, /*ignore_comments=*/false);
   } catch (const Json::parse_error& error) {
     return fail<Json>("the line is not JSON " + parse_error_text(error, line.size()));
   } catch (const Json::exception& error) {
     return fail<Json>("the line is not JSON: " +
                       bounded_message(error.what(), 2 * kMaxExcerptBytes));
   }
+}
+
+}  // namespace
+
+Expected<Json> parse_line(std::string_view line, std::size_t max_values) {
+  return parse_checked(line, max_values, nullptr);
+}
+
+Expected<Json> parse_line(std::string_view line, const Json::parser_callback_t& callback) {
+  return parse_checked(line, std::numeric_limits<std::size_t>::max(), callback);
 }
 
 Expected<std::string> to_line(const Json& json) {

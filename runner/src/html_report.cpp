@@ -1,7 +1,9 @@
 #include "kiln/conformance/html_report.hpp"
 
 #include <algorithm>
+#include <array>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <map>
 #include <ostream>
@@ -13,6 +15,7 @@
 #include "kiln/conformance/report.hpp"
 #include "kiln/conformance/sha256.hpp"
 #include "kiln/hex.hpp"
+#include "kiln/utf8.hpp"
 
 namespace kiln::conformance {
 
@@ -29,6 +32,13 @@ using protocol::Json;
 // A report file larger than this is refused: a run of every case with every
 // message at its bound stays far below it.
 constexpr std::uintmax_t kMaxReportBytes = std::uintmax_t{512} << 20;
+// The most JSON values (arrays, objects and scalars) a report may hold at once
+// while it is read: in one result (a run writes a few dozen, a byte
+// difference's window fields included), and in all its other fields together
+// (totals, profiles, and the generated phases with a handful per finding).
+// Beyond them a hostile file could make the reader hold many times its size.
+constexpr std::size_t kMaxResultValues = std::size_t{1} << 16;
+constexpr std::size_t kMaxFieldValues = std::size_t{1} << 20;
 
 std::string base64(const std::vector<std::uint8_t>& bytes) {
   static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -65,9 +75,6 @@ std::string string_member(const Json& object, const char* name, std::string fall
   return value ? value->get<std::string>() : fallback;
 }
 
-// What a matrix row is keyed and sorted by.
-using RowKey = std::tuple<std::string, std::string, std::string, std::string>;  // profile, topic, case, op
-
 // Totals counted from a report's results, by verdict, as run counts them.
 struct CountedTotals {
   std::uint64_t passed = 0, failed = 0, skipped = 0, expected_failures = 0, recommended_failures = 0;
@@ -90,20 +97,18 @@ bool verdict_fits_status(std::string_view verdict, std::string_view status) {
 // totals, each profile's counts and verdict, and its certificate must follow
 // from its results, and no (case, op) may be listed twice. A reason when they
 // do not, so that no page shows a certificate its results deny.
-std::optional<std::string> contradiction(const Json& report) {
-  const Json& results = report["results"];
+std::optional<std::string> contradiction(const Json& report, const std::deque<LoadedResult>& results) {
   CountedTotals all;
   std::map<std::string, CountedTotals> by_profile;
   std::set<std::pair<std::string, std::string>> seen;
   for (std::size_t i = 0; i < results.size(); ++i) {
-    const Json& item = results[i];
-    const std::string id = item["case"].get<std::string>(), op = item["op"].get<std::string>();
-    const std::string verdict = item["verdict"].get<std::string>(), status = item["status"].get<std::string>();
+    const LoadedResult& item = results[i];
+    const std::string &id = item.case_id, &op = item.op, &verdict = item.verdict, &status = item.status;
     if (!seen.emplace(id, op).second) return "result " + std::to_string(i) + " repeats " + id + " " + op;
     if (!verdict_fits_status(verdict, status))
       return "result " + std::to_string(i) + " (" + id + " " + op + ") has verdict \"" + verdict +
              "\" on status \"" + status + "\"";
-    CountedTotals& here = by_profile[string_member(item, "profile", "kiln-v2")];
+    CountedTotals& here = by_profile[item.profile.value_or("kiln-v2")];
     for (CountedTotals* totals : {&all, &here}) {
       if (verdict == "pass") ++totals->passed;
       else if (verdict == "skip") ++totals->skipped;
@@ -151,16 +156,188 @@ std::optional<std::string> contradiction(const Json& report) {
   return std::nullopt;
 }
 
+// The page around its data: everything before the data's text and after it.
+struct PageFrame {
+  std::string head, tail;
+};
+
+PageFrame page_frame(std::string_view kind) {
+  const std::string script = std::string(html_asset_common_js()) + "\n" +
+                             std::string(kind == "matrix" ? html_asset_matrix_js() : html_asset_run_js());
+  const std::string style(html_asset_page_css());
+  PageFrame frame;
+  frame.head += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  frame.head += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src " +
+                csp_hash(style) + "; script-src " + csp_hash(script) +
+                "; img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'\">\n";
+  frame.head += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  frame.head += kind == "matrix" ? "<title>Kiln conformance matrix</title>\n" : "<title>Kiln conformance</title>\n";
+  frame.head += "<style>" + style + "</style>\n</head>\n<body>\n<div id=\"root\"></div>\n";
+  frame.head += "<script type=\"application/json\" id=\"kiln-data\">";
+  frame.tail += "</script>\n";
+  frame.tail += "<noscript>This report is drawn by its script; the data is in the kiln-data element.</noscript>\n";
+  frame.tail += "<script>" + script + "</script>\n</body>\n</html>\n";
+  return frame;
+}
+
+// A page written to a file with its data streamed by write_data, script-safe
+// piece by piece; false with error set when a write fails.
+bool write_page(std::string_view kind, const std::filesystem::path& file,
+                const std::function<bool(JsonObjectStream&)>& write_data, std::string& error) {
+  TextFileWriter writer(file);
+  const PageFrame frame = page_frame(kind);
+  writer.write(frame.head);
+  JsonObjectStream data([&](std::string_view text) { return writer.write(text); }, script_safe_json, false);
+  write_data(data);
+  writer.write(frame.tail);
+  return writer.finish(error);
+}
+
+// A sink that gathers a stream's text: a matrix row, or the whole data for tests.
+JsonObjectStream::Sink appending_to(std::string& text) {
+  return [&text](std::string_view piece) {
+    text += piece;
+    return true;
+  };
+}
+
+// What the parse callback refuses, after "FILE: "; it can stop a parse only by throwing.
+struct Refusal {
+  std::string message;
+};
+
+// Builds a LoadedReport while nlohmann parses: each item of "results" becomes
+// a LoadedResult at its end and its Json is dropped, so that one result's Json
+// exists at a time; the other top-level fields are kept as Json. Nesting and
+// width are bounded by parse_line's scan before the parse; the callback bounds
+// the values kept at once with kMaxResultValues and kMaxFieldValues.
+class ReportReader {
+ public:
+  explicit ReportReader(std::deque<LoadedResult>& results) : results_(results) {}
+
+  bool see(int signed_depth, Json::parse_event_t event, Json& parsed) {
+    using Event = Json::parse_event_t;
+    const auto depth = static_cast<std::size_t>(signed_depth);
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start:
+        if (depth == 1 && event == Event::array_start && at_results_key_) {
+          // A repeated key replaces the value before it, as in the parsed Json.
+          in_results_ = true;
+          results_.clear();
+          results_seen_ = 0;
+          result_problem_.reset();
+        }
+        return keep(depth, event == Event::object_start);
+      case Event::key:
+        if (depth == 1) at_results_key_ = parsed == "results";
+        return true;
+      case Event::value:
+        return keep(depth, false);
+      case Event::object_end:
+        if (in_results_ && depth == 2) {
+          take_result(parsed);
+          return false;
+        }
+        return true;
+      case Event::array_end:
+        if (in_results_ && depth == 1) in_results_ = false;
+        return true;
+    }
+    return true;
+  }
+
+  // The first result that is not an object or lacks a field.
+  const std::optional<std::string>& result_problem() const { return result_problem_; }
+
+ private:
+  // Whether to build a value that starts at depth (an object, an array or a
+  // scalar), counted against its bound.
+  bool keep(std::size_t depth, bool object) {
+    if (!in_results_ || depth < 2) {
+      if (++field_values_ > kMaxFieldValues)
+        throw Refusal{"its fields besides the results hold more than " + std::to_string(kMaxFieldValues) +
+                      " JSON values, more than a run report's"};
+      return true;
+    }
+    if (depth == 2) {
+      const std::size_t index = results_seen_++;
+      // After a bad result the rest of the text needs only to be JSON.
+      if (result_problem_) return false;
+      if (!object) {
+        result_problem_ = "result " + std::to_string(index) + " is not an object";
+        return false;
+      }
+      result_values_ = 0;
+    } else if (result_problem_) {
+      return false;
+    }
+    if (++result_values_ > kMaxResultValues)
+      throw Refusal{"result " + std::to_string(results_seen_ - 1) + " holds more than " +
+                    std::to_string(kMaxResultValues) + " JSON values, more than a run report's result"};
+    return true;
+  }
+
+  void take_result(Json& item) {
+    const std::string which = "result " + std::to_string(results_seen_ - 1);
+    for (const char* field : {"case", "op", "status", "verdict"})
+      if (!member(item, field, Json::value_t::string)) {
+        result_problem_ = which + " has no string \"" + field + "\"";
+        return;
+      }
+    LoadedResult result;
+    result.case_id = item["case"].get<std::string>();
+    result.op = item["op"].get<std::string>();
+    result.status = item["status"].get<std::string>();
+    result.verdict = item["verdict"].get<std::string>();
+    if (const Json* profile = member(item, "profile", Json::value_t::string))
+      result.profile = profile->get<std::string>();
+    result.topic = string_member(item, "topic", result.topic);
+    result.level = string_member(item, "level", result.level);
+    if (const Json* rules = member(item, "rules", Json::value_t::array)) result.rules = script_safe_json(*rules);
+    // A passing cell needs only its status; any other keeps all it says.
+    if (result.verdict != "pass") {
+      for (const char* shared : {"case", "op", "topic", "profile", "rules", "level"}) item.erase(shared);
+      result.cell = script_safe_json(item);
+    }
+    results_.push_back(std::move(result));
+  }
+
+  std::deque<LoadedResult>& results_;
+  bool at_results_key_ = false;  // the top-level member being read is "results"
+  bool in_results_ = false;
+  std::size_t results_seen_ = 0;  // items of "results" begun, objects or not
+  std::size_t result_values_ = 0, field_values_ = 0;
+  std::optional<std::string> result_problem_;
+};
+
+// A report's text parsed through reader, with protocol::parse_line's checks
+// (UTF-8, control bytes, nesting and object width, scanned before anything is
+// built). The problem, after "FILE: ", or nullopt.
+std::optional<std::string> parse_report_text(std::string_view text, ReportReader& reader, Json& root) {
+  try {
+    auto parsed = protocol::parse_line(
+        text, [&](int depth, Json::parse_event_t event, Json& value) { return reader.see(depth, event, value); });
+    if (!parsed) return "not JSON: " + parsed.error();
+    root = std::move(parsed).value();
+  } catch (const Refusal& refusal) {
+    return refusal.message;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string script_safe_json(const Json& data) {
   // ensure_ascii writes every non-ASCII character (U+2028 and U+2029 among
   // them) as \u escapes; invalid UTF-8, which JSON cannot carry, is replaced.
   const std::string text = data.dump(-1, ' ', true, Json::error_handler_t::replace);
-  std::string out;
-  out.reserve(text.size() + text.size() / 16);
   // Outside strings JSON has none of these characters, so escaping them
   // everywhere changes no value.
+  const auto markup = [](char c) { return c == '<' || c == '>' || c == '&'; };
+  std::string out;
+  // Exactly: a loaded report keeps each failing cell's text.
+  out.reserve(text.size() + 5 * static_cast<std::size_t>(std::count_if(text.begin(), text.end(), markup)));
   for (char c : text) {
     switch (c) {
       case '<': out += "\\u003c"; break;
@@ -173,21 +350,13 @@ std::string script_safe_json(const Json& data) {
 }
 
 std::string html_page(std::string_view kind, const Json& data) {
-  const std::string script = std::string(html_asset_common_js()) + "\n" +
-                             std::string(kind == "matrix" ? html_asset_matrix_js() : html_asset_run_js());
-  const std::string style(html_asset_page_css());
-  std::string page;
-  page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  page += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src " +
-          csp_hash(style) + "; script-src " + csp_hash(script) +
-          "; img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'\">\n";
-  page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  page += kind == "matrix" ? "<title>Kiln conformance matrix</title>\n" : "<title>Kiln conformance</title>\n";
-  page += "<style>" + style + "</style>\n</head>\n<body>\n<div id=\"root\"></div>\n";
-  page += "<script type=\"application/json\" id=\"kiln-data\">" + script_safe_json(data) + "</script>\n";
-  page += "<noscript>This report is drawn by its script; the data is in the kiln-data element.</noscript>\n";
-  page += "<script>" + script + "</script>\n</body>\n</html>\n";
-  return page;
+  const PageFrame frame = page_frame(kind);
+  return frame.head + script_safe_json(data) + frame.tail;
+}
+
+bool write_run_page(const ReportContext& context, const std::filesystem::path& file, std::string& error) {
+  return write_page(
+      "run", file, [&](JsonObjectStream& data) { return stream_json_report(context, data); }, error);
 }
 
 bool load_run_report(const std::filesystem::path& file, LoadedReport& loaded, std::string& error) {
@@ -209,13 +378,24 @@ bool load_run_report(const std::filesystem::path& file, LoadedReport& loaded, st
     error = name + ": cannot read";
     return false;
   }
-  // The protocol's parser: UTF-8 checked, nesting and object width bounded.
-  auto parsed = protocol::parse_line(text);
-  if (!parsed) {
-    error = name + ": not JSON: " + parsed.error();
+  return read_run_report(text, file, loaded, error);
+}
+
+bool read_run_report(std::string_view text, const std::filesystem::path& file, LoadedReport& loaded,
+                     std::string& error) {
+  const std::string name = file.string();
+  if (text.size() > kMaxReportBytes) {
+    error = name + ": " + std::to_string(text.size()) + " bytes, more than a run report may have (" +
+            std::to_string(kMaxReportBytes) + ")";
     return false;
   }
-  Json report = std::move(parsed).value();
+  std::deque<LoadedResult> results;
+  ReportReader reader(results);
+  Json report;
+  if (const auto problem = parse_report_text(text, reader, report)) {
+    error = name + ": " + *problem;
+    return false;
+  }
   const auto refuse = [&](const std::string& why) {
     error = name + ": not a kiln-conformance run report (" + why + "); write one with `run --json FILE`";
     return false;
@@ -228,15 +408,9 @@ bool load_run_report(const std::filesystem::path& file, LoadedReport& loaded, st
   if (!version || *version < 1 || *version > kJsonReportVersion)
     return refuse("report_version is not 1 to " + std::to_string(kJsonReportVersion));
   if (!member(report, "case_set_sha256", Json::value_t::string)) return refuse("no case_set_sha256");
-  const Json* results = member(report, "results", Json::value_t::array);
-  if (!results) return refuse("no results array");
-  for (std::size_t i = 0; i < results->size(); ++i) {
-    const Json& item = (*results)[i];
-    if (!item.is_object()) return refuse("result " + std::to_string(i) + " is not an object");
-    for (const char* field : {"case", "op", "status", "verdict"})
-      if (!member(item, field, Json::value_t::string))
-        return refuse("result " + std::to_string(i) + " has no string \"" + field + "\"");
-  }
+  if (!member(report, "results", Json::value_t::array)) return refuse("no results array");
+  if (reader.result_problem()) return refuse(*reader.result_problem());
+  report.erase("results");  // left empty: each item became a LoadedResult
   // The generated phases, which the matrix counts (absent before version 3).
   if (report.contains("generated")) {
     const Json* phases = member(report, "generated", Json::value_t::array);
@@ -257,28 +431,28 @@ bool load_run_report(const std::filesystem::path& file, LoadedReport& loaded, st
       }
     }
   }
-  if (const auto why = contradiction(report)) {
+  if (const auto why = contradiction(report, results)) {
     error = name + ": a run report that contradicts itself: " + *why +
             "; it was edited or is broken, and is not shown";
     return false;
   }
   loaded.file = file;
-  loaded.report = std::move(report);
+  loaded.fields = std::move(report);
+  loaded.results = std::move(results);
   return true;
 }
 
-bool matrix_data(const std::vector<LoadedReport>& reports, bool allow_different_case_sets, Json& data,
-                 std::string& error) {
+bool Matrix::plan(const std::vector<LoadedReport>& reports, bool allow_different_case_sets, std::string& error) {
   if (reports.empty()) {
     error = "no reports to merge";
     return false;
   }
   std::vector<std::string> case_sets;
   for (const LoadedReport& loaded : reports) {
-    const std::string sha = string_member(loaded.report, "case_set_sha256");
+    const std::string sha = string_member(loaded.fields, "case_set_sha256");
     if (std::find(case_sets.begin(), case_sets.end(), sha) == case_sets.end()) case_sets.push_back(sha);
     if (case_sets.size() > 1 && !allow_different_case_sets) {
-      const std::string first = string_member(reports.front().report, "case_set_sha256");
+      const std::string first = string_member(reports.front().fields, "case_set_sha256");
       error = reports.front().file.string() + " (case set " + first.substr(0, 12) + ") and " +
               loaded.file.string() + " (case set " + sha.substr(0, 12) +
               ") are reports of different case sets, so their results do not compare case for case; "
@@ -290,7 +464,7 @@ bool matrix_data(const std::vector<LoadedReport>& reports, bool allow_different_
   std::vector<std::string> labels;
   std::map<std::string, int> uses;
   for (const LoadedReport& loaded : reports) {
-    const Json* adapter = member(loaded.report, "adapter", Json::value_t::object);
+    const Json* adapter = member(loaded.fields, "adapter", Json::value_t::object);
     std::string label = adapter ? string_member(*adapter, "name") : std::string();
     if (label.empty()) label = adapter ? string_member(*adapter, "command", "unknown") : "unknown";
     else if (adapter) label += " " + string_member(*adapter, "version");
@@ -305,10 +479,12 @@ bool matrix_data(const std::vector<LoadedReport>& reports, bool allow_different_
     labels[i] = label;
   }
 
-  Json implementations = Json::array();
-  std::map<RowKey, Json> rows;
+  reports_ = &reports;
+  implementations_ = Json::array();
+  report_profiles_.clear();
+  cells_.clear();
   for (std::size_t i = 0; i < reports.size(); ++i) {
-    const Json& report = reports[i].report;
+    const Json& report = reports[i].fields;
     const Json* adapter = member(report, "adapter", Json::value_t::object);
     Json impl;
     impl["label"] = labels[i];
@@ -324,60 +500,100 @@ bool matrix_data(const std::vector<LoadedReport>& reports, bool allow_different_
     // null: a report older than the generated phase, which cannot say whether one ran.
     const Json* generated = member(report, "generated", Json::value_t::array);
     impl["generated"] = generated ? *generated : Json(nullptr);
-    implementations.push_back(std::move(impl));
-
-    const std::string report_profile = string_member(report, "profile", "kiln-v2");
-    for (const Json& item : report["results"]) {
-      const RowKey key{string_member(item, "profile", report_profile), string_member(item, "topic", "(top)"),
-                       item["case"].get<std::string>(), item["op"].get<std::string>()};
-      auto [it, fresh] = rows.try_emplace(key);
-      Json& row = it->second;
-      if (fresh) {
-        row["profile"] = std::get<0>(key);
-        row["topic"] = std::get<1>(key);
-        row["case"] = std::get<2>(key);
-        row["op"] = std::get<3>(key);
-        row["level"] = string_member(item, "level", "required");
-        const Json* rules = member(item, "rules", Json::value_t::array);
-        row["rules"] = rules ? *rules : Json::array();
-        row["cells"] = Json::array();
-      }
-      Json& cells = row["cells"];
-      while (cells.size() < i) cells.push_back(nullptr);
-      if (cells.size() > i) continue;  // a report that names one (case, op) twice: the first counts
-      // A passing cell needs only its status; any other keeps all it says.
-      Json cell;
-      if (item["verdict"] == "pass") {
-        cell = {{"status", item["status"]}, {"verdict", item["verdict"]}};
-      } else {
-        cell = item;
-        for (const char* shared : {"case", "op", "topic", "profile", "rules", "level"}) cell.erase(shared);
-      }
-      cells.push_back(std::move(cell));
-    }
+    implementations_.push_back(std::move(impl));
+    report_profiles_.push_back(string_member(report, "profile", "kiln-v2"));
+    for (std::size_t j = 0; j < reports[i].results.size(); ++j)
+      cells_.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
   }
-  data = Json::object();
-  data["implementations"] = std::move(implementations);
-  data["case_sets"] = case_sets;
-  Json ordered = Json::array();
-  std::size_t disagreements = 0;
-  for (auto& [key, row] : rows) {
-    Json& cells = row["cells"];
-    while (cells.size() < reports.size()) cells.push_back(nullptr);
-    // A generated check missing from a report is one its phase did not run (none,
-    // or one stopped early), not a different answer: only the checks that ran compare.
-    const bool generated = std::get<1>(key) == kGeneratedTopic;
-    std::set<std::string> statuses;
-    for (const Json& cell : cells) {
-      if (!cell.is_null()) statuses.insert(cell["status"].get<std::string>());
+  case_sets_ = case_sets;
+
+  // One row per (profile, topic, case, op), sorted; within it the cells by
+  // report, and a report's first result for the row first.
+  const auto row_key = [&](CellRef ref) {
+    const LoadedResult& item = result(ref);
+    return std::tie(profile(ref), item.topic, item.case_id, item.op);
+  };
+  std::sort(cells_.begin(), cells_.end(), [&](CellRef a, CellRef b) {
+    return std::tuple_cat(row_key(a), std::tie(a.report, a.result)) <
+           std::tuple_cat(row_key(b), std::tie(b.report, b.result));
+  });
+  row_starts_.clear();
+  row_disagrees_.clear();
+  disagreements_ = 0;
+  for (std::size_t at = 0; at < cells_.size();) {
+    std::size_t end = at + 1;
+    while (end < cells_.size() && row_key(cells_[end]) == row_key(cells_[at])) ++end;
+    // A generated check missing from a report is one its phase did not run
+    // (none, or one stopped early), not a different answer: only the checks
+    // that ran compare.
+    const bool generated = result(cells_[at]).topic == kGeneratedTopic;
+    std::set<std::string_view> statuses;
+    for (const LoadedResult* cell : row_cells(at, end)) {
+      if (cell) statuses.insert(cell->status);
       else if (!generated) statuses.insert("");
     }
-    row["disagree"] = statuses.size() > 1;
-    disagreements += statuses.size() > 1;
-    ordered.push_back(std::move(row));
+    row_starts_.push_back(at);
+    row_disagrees_.push_back(statuses.size() > 1);
+    disagreements_ += statuses.size() > 1;
+    at = end;
   }
-  data["rows"] = std::move(ordered);
-  data["disagreements"] = disagreements;
+  return true;
+}
+
+std::vector<const LoadedResult*> Matrix::row_cells(std::size_t start, std::size_t end) const {
+  std::vector<const LoadedResult*> row(reports_->size(), nullptr);
+  // Sorted by report, then by place: a report that names one (case, op) twice
+  // gives its first.
+  for (std::size_t at = end; at-- > start;) row[cells_[at].report] = &result(cells_[at]);
+  return row;
+}
+
+const std::string& Matrix::profile(CellRef ref) const {
+  const LoadedResult& item = result(ref);
+  return item.profile ? *item.profile : report_profiles_[ref.report];
+}
+
+std::string Matrix::row_text(std::size_t row) const {
+  const std::size_t start = row_starts_[row];
+  const std::size_t end = row + 1 < row_starts_.size() ? row_starts_[row + 1] : cells_.size();
+  const LoadedResult& first = result(cells_[start]);
+  std::string text;
+  JsonObjectStream out(appending_to(text), script_safe_json, false);
+  out.member("profile", profile(cells_[start]));
+  out.member("topic", first.topic);
+  out.member("case", first.case_id);
+  out.member("op", first.op);
+  out.member("level", first.level);
+  out.encoded_member("rules", first.rules);
+  out.open_array("cells");
+  for (const LoadedResult* cell : row_cells(start, end)) {
+    if (!cell) out.encoded_item("null");  // this report lacks the row
+    else if (cell->verdict == "pass") out.item({{"status", cell->status}, {"verdict", cell->verdict}});
+    else out.encoded_item(cell->cell);
+  }
+  out.close_array();
+  out.member("disagree", static_cast<bool>(row_disagrees_[row]));
+  out.close();
+  return text;
+}
+
+bool Matrix::write(JsonObjectStream& data) const {
+  if (!data.member("implementations", implementations_) || !data.member("case_sets", case_sets_) ||
+      !data.open_array("rows"))
+    return false;
+  for (std::size_t row = 0; row < rows(); ++row)
+    if (!data.encoded_item(row_text(row))) return false;
+  return data.close_array() && data.member("disagreements", disagreements_) && data.close();
+}
+
+bool matrix_data(const std::vector<LoadedReport>& reports, bool allow_different_case_sets, Json& data,
+                 std::string& error) {
+  Matrix matrix;
+  if (!matrix.plan(reports, allow_different_case_sets, error)) return false;
+  std::string text;
+  JsonObjectStream out(appending_to(text), script_safe_json, false);
+  matrix.write(out);
+  data = Json::parse(text);
   return true;
 }
 
@@ -392,18 +608,17 @@ int report_matrix(const MatrixOptions& options, std::ostream& out, std::ostream&
     }
     reports.push_back(std::move(loaded));
   }
-  Json data;
-  if (!matrix_data(reports, options.allow_different_case_sets, data, error)) {
+  Matrix matrix;
+  if (!matrix.plan(reports, options.allow_different_case_sets, error)) {
     err << "report: " << error << "\n";
     return kExitUsage;
   }
-  if (!write_text_file(options.html, html_page("matrix", data), error)) {
+  if (!write_page("matrix", options.html, [&](JsonObjectStream& data) { return matrix.write(data); }, error)) {
     err << "report: " << error << "\n";
     return kExitUsage;
   }
   out << "report: wrote " << options.html.string() << ": " << reports.size() << " implementations, "
-      << data["rows"].size() << " results each, " << data["disagreements"].get<std::size_t>()
-      << " where they disagree\n";
+      << matrix.rows() << " results each, " << matrix.disagreements() << " where they disagree\n";
   return kExitOk;
 }
 

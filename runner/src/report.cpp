@@ -227,9 +227,8 @@ std::vector<std::string> generated_profiles(const ReportContext& context) {
   return profiles;
 }
 
-}  // namespace
-
-protocol::Json json_report(const ReportContext& context) {
+// The report's fields before its results, in order.
+protocol::Json report_head(const ReportContext& context) {
   using protocol::Json;
   Json report;
   report["report"] = "kiln-conformance-run";
@@ -274,48 +273,149 @@ protocol::Json json_report(const ReportContext& context) {
                         {"recommended_failures", verdict.totals.recommended_failures}});
   }
   report["profiles"] = profiles;
-  Json results = Json::array();
-  for (const CaseResult& result : context.results) {
-    Json item;
-    item["case"] = json_text(result.case_id);
-    item["topic"] = json_text(result.topic);
-    item["profile"] = json_text(result.profile.empty() ? "kiln-v2" : result.profile);
-    item["op"] = std::string(to_string(result.op));
-    item["level"] = result.level == Level::kRecommended ? "recommended" : "required";
-    item["status"] = std::string(to_string(result.status));
-    item["verdict"] = std::string(to_string(result.verdict));
-    item["unexpected"] = result.unexpected();
-    item["listed"] = result.listed;
-    if (result.listed_status) item["listed_status"] = std::string(to_string(*result.listed_status));
-    if (result.listed) item["listed_reason"] = json_text(result.listed_reason);
-    item["rules"] = json_texts(result.rules);
-    item["expected"] = json_text(result.expected);
-    item["got"] = json_text(result.got);
-    if (!result.detail.empty()) item["detail"] = json_text(result.detail);
-    if (result.first_difference) item["first_difference"] = *result.first_difference;
-    if (result.difference) item["difference"] = difference_json(*result.difference);
-    if (shows_replay(result)) item["replay"] = json_text(result_replay(context.options, result));
-    if (!result.adapter_stderr.empty()) item["adapter_stderr"] = json_text(result.adapter_stderr);
-    item["seconds"] = result.seconds;
-    // A passing check carries only its place in the sequence, as a passing
-    // case carries no replay: 20,000 of them stay small.
-    if (result.generated) {
-      Json generated{{"seed", result.generated->seed}, {"number", result.generated->number}};
-      if (shows_replay(result)) {
-        if (!result.generated->file.empty()) generated["file"] = json_text(result.generated->file);
-        generated["replay"] = json_text(result_replay(context.options, result));
-      }
-      item["generated"] = std::move(generated);
+  return report;
+}
+
+// One item of the report's "results".
+protocol::Json result_json(const ReportContext& context, const CaseResult& result) {
+  using protocol::Json;
+  Json item;
+  item["case"] = json_text(result.case_id);
+  item["topic"] = json_text(result.topic);
+  item["profile"] = json_text(result.profile.empty() ? "kiln-v2" : result.profile);
+  item["op"] = std::string(to_string(result.op));
+  item["level"] = result.level == Level::kRecommended ? "recommended" : "required";
+  item["status"] = std::string(to_string(result.status));
+  item["verdict"] = std::string(to_string(result.verdict));
+  item["unexpected"] = result.unexpected();
+  item["listed"] = result.listed;
+  if (result.listed_status) item["listed_status"] = std::string(to_string(*result.listed_status));
+  if (result.listed) item["listed_reason"] = json_text(result.listed_reason);
+  item["rules"] = json_texts(result.rules);
+  item["expected"] = json_text(result.expected);
+  item["got"] = json_text(result.got);
+  if (!result.detail.empty()) item["detail"] = json_text(result.detail);
+  if (result.first_difference) item["first_difference"] = *result.first_difference;
+  if (result.difference) item["difference"] = difference_json(*result.difference);
+  if (shows_replay(result)) item["replay"] = json_text(result_replay(context.options, result));
+  if (!result.adapter_stderr.empty()) item["adapter_stderr"] = json_text(result.adapter_stderr);
+  item["seconds"] = result.seconds;
+  // A passing check carries only its place in the sequence, as a passing
+  // case carries no replay: 20,000 of them stay small.
+  if (result.generated) {
+    Json generated{{"seed", result.generated->seed}, {"number", result.generated->number}};
+    if (shows_replay(result)) {
+      if (!result.generated->file.empty()) generated["file"] = json_text(result.generated->file);
+      generated["replay"] = json_text(result_replay(context.options, result));
     }
-    results.push_back(std::move(item));
+    item["generated"] = std::move(generated);
   }
-  report["results"] = std::move(results);
+  return item;
+}
+
+// The one order of the report's members, for the whole value and the stream
+// alike: the head, the results, then the generated phases.
+template <class Out>
+bool emit_json_report(const ReportContext& context, Out& out) {
+  const protocol::Json head = report_head(context);
+  for (const auto& [key, value] : head.items())
+    if (!out.member(key, value)) return false;
+  if (!out.open_array("results")) return false;
+  for (const CaseResult& result : context.results)
+    if (!out.item(result_json(context, result))) return false;
+  if (!out.close_array()) return false;
   // Empty when no phase ran (--generated 0, a narrowed run): the certificate
   // then covers the cases only.
-  Json generated = Json::array();
+  protocol::Json generated = protocol::Json::array();
   for (const GeneratedPhase& phase : context.generated) generated.push_back(generated_phase_json(phase));
-  report["generated"] = std::move(generated);
-  return report;
+  return out.member("generated", generated) && out.close();
+}
+
+// emit_json_report's members gathered into one value.
+struct JsonReportValue {
+  protocol::Json report = protocol::Json::object();
+  protocol::Json* array = nullptr;
+
+  bool member(std::string_view key, const protocol::Json& value) {
+    report[std::string(key)] = value;
+    return true;
+  }
+  bool open_array(std::string_view key) {
+    array = &(report[std::string(key)] = protocol::Json::array());
+    return true;
+  }
+  bool item(protocol::Json value) {
+    array->push_back(std::move(value));
+    return true;
+  }
+  bool close_array() { return true; }
+  bool close() { return true; }
+};
+
+}  // namespace
+
+protocol::Json json_report(const ReportContext& context) {
+  JsonReportValue value;
+  emit_json_report(context, value);
+  return std::move(value.report);
+}
+
+bool stream_json_report(const ReportContext& context, JsonObjectStream& out) {
+  return emit_json_report(context, out);
+}
+
+bool write_json_report(const ReportContext& context, const std::filesystem::path& file, std::string& error) {
+  TextFileWriter writer(file);
+  JsonObjectStream report([&](std::string_view text) { return writer.write(text); }, compact_json, true);
+  stream_json_report(context, report);
+  return writer.finish(error);
+}
+
+std::string compact_json(const protocol::Json& value) {
+  return value.dump(-1, ' ', false, protocol::Json::error_handler_t::replace);
+}
+
+JsonObjectStream::JsonObjectStream(Sink sink, Encode encode, bool one_per_line)
+    : sink_(std::move(sink)), encode_(encode), one_per_line_(one_per_line) {
+  write("{");
+}
+
+bool JsonObjectStream::write(std::string_view text) {
+  if (ok_ && !sink_(text)) ok_ = false;
+  return ok_;
+}
+
+bool JsonObjectStream::start_member(std::string_view key) {
+  const bool first = members_++ == 0;
+  return write(first ? (one_per_line_ ? "\n " : "") : (one_per_line_ ? ",\n " : ",")) &&
+         write(encode_(protocol::Json(std::string(key)))) && write(":");
+}
+
+bool JsonObjectStream::member(std::string_view key, const protocol::Json& value) {
+  return start_member(key) && write(encode_(value));
+}
+
+bool JsonObjectStream::encoded_member(std::string_view key, std::string_view text) {
+  return start_member(key) && write(text);
+}
+
+bool JsonObjectStream::open_array(std::string_view key) {
+  items_ = 0;
+  return start_member(key) && write("[");
+}
+
+bool JsonObjectStream::item(const protocol::Json& value) { return encoded_item(encode_(value)); }
+
+bool JsonObjectStream::encoded_item(std::string_view text) {
+  const bool first = items_++ == 0;
+  return write(first ? (one_per_line_ ? "\n  " : "") : (one_per_line_ ? ",\n  " : ",")) && write(text);
+}
+
+bool JsonObjectStream::close_array() { return write(one_per_line_ && items_ > 0 ? "\n ]" : "]"); }
+
+bool JsonObjectStream::close() {
+  if (!one_per_line_) return write("}");
+  return write(members_ > 0 ? "\n}\n" : "}\n");
 }
 
 std::string junit_report(const ReportContext& context) {
@@ -581,26 +681,45 @@ std::string markdown_report(const ReportContext& context) {
 // In place, not through a temporary file and a rename: a report may go to
 // /dev/stdout or a pipe. Each step is checked, since a short write or a full
 // disk often shows only at the flush or the close.
-bool write_text_file(const std::filesystem::path& file, const std::string& text, std::string& error) {
-  const auto fail = [&](const char* step, int code) {
-    error = file.string() + ": cannot " + step + ": " +
-            (code ? std::strerror(code) : "unknown error");
-    return false;
-  };
-  std::FILE* stream = std::fopen(file.c_str(), "wb");
-  if (!stream) return fail("open for writing", errno);
-  if (!text.empty() && std::fwrite(text.data(), 1, text.size(), stream) != text.size()) {
-    const int code = errno;
-    std::fclose(stream);
-    return fail("write", code);
-  }
-  if (std::fflush(stream) != 0) {
-    const int code = errno;
-    std::fclose(stream);
-    return fail("write", code);
-  }
-  if (std::fclose(stream) != 0) return fail("close", errno);
+TextFileWriter::TextFileWriter(const std::filesystem::path& file) : file_(file) {
+  stream_ = std::fopen(file.c_str(), "wb");
+  if (!stream_) fail("open for writing", errno);
+}
+
+TextFileWriter::~TextFileWriter() {
+  if (stream_) std::fclose(stream_);
+}
+
+bool TextFileWriter::fail(const char* step, int code) {
+  if (error_.empty())
+    error_ = file_.string() + ": cannot " + step + ": " + (code ? std::strerror(code) : "unknown error");
+  return false;
+}
+
+bool TextFileWriter::write(std::string_view text) {
+  if (!error_.empty()) return false;
+  if (!text.empty() && std::fwrite(text.data(), 1, text.size(), stream_) != text.size())
+    return fail("write", errno);
   return true;
+}
+
+bool TextFileWriter::finish(std::string& error) {
+  if (error_.empty() && stream_ && std::fflush(stream_) != 0) fail("write", errno);
+  if (stream_) {
+    const bool closed = std::fclose(stream_) == 0;
+    const int code = errno;
+    stream_ = nullptr;
+    if (!closed) fail("close", code);
+  }
+  if (error_.empty()) return true;
+  error = error_;
+  return false;
+}
+
+bool write_text_file(const std::filesystem::path& file, const std::string& text, std::string& error) {
+  TextFileWriter writer(file);
+  writer.write(text);
+  return writer.finish(error);
 }
 
 }  // namespace kiln::conformance

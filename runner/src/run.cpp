@@ -705,24 +705,36 @@ Certificate certify(const Plan& plan, const Session& session, const std::vector<
 bool write_reports(const RunOptions& options, const ReportContext& context, const std::string& who,
                    std::ostream& err) {
   bool written = true;
-  const auto write = [&](const std::optional<std::filesystem::path>& file, const std::string& text) {
+  // Each writer says why its file could not be written.
+  const auto write_with = [&](const std::optional<std::filesystem::path>& file, const auto& writer) {
     if (!file) return;
     std::string problem;
-    if (!write_text_file(*file, text, problem)) {
+    if (!writer(*file, problem)) {
       err << "run: " << problem << "\n";
       written = false;
     }
   };
-  write(options.json_report,
-        json_report(context).dump(1, ' ', false, protocol::Json::error_handler_t::replace) + "\n");
-  write(options.junit_report, junit_report(context));
-  write(options.markdown_report, markdown_report(context));
-  if (options.html_report) write(options.html_report, html_page("run", json_report(context)));
+  const auto text_of = [](std::string text) {
+    return [text = std::move(text)](const std::filesystem::path& file, std::string& problem) {
+      return write_text_file(file, text, problem);
+    };
+  };
+  // The JSON report and the run's page are streamed a result at a time: no
+  // report is whole in memory, whatever an adapter sent.
+  const auto streamed = [&](auto writer) {
+    return [&context, writer](const std::filesystem::path& file, std::string& problem) {
+      return writer(context, file, problem);
+    };
+  };
+  write_with(options.json_report, streamed(write_json_report));
+  if (options.junit_report) write_with(options.junit_report, text_of(junit_report(context)));
+  if (options.markdown_report) write_with(options.markdown_report, text_of(markdown_report(context)));
+  write_with(options.html_report, streamed(write_run_page));
   if (options.write_expected_failures)
-    write(options.write_expected_failures,
-          ExpectedFailures::write(context.results, "Expected failures of " + who + " (kiln-conformance " +
-                                                       KILN_SUITE_VERSION +
-                                                       "). Remove a line once its case passes."));
+    write_with(options.write_expected_failures,
+               text_of(ExpectedFailures::write(context.results, "Expected failures of " + who +
+                                                                    " (kiln-conformance " KILN_SUITE_VERSION
+                                                                    "). Remove a line once its case passes.")));
   return written;
 }
 

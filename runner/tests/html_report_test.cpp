@@ -1,10 +1,14 @@
 // The HTML reports: the embedded data cannot end its element or open markup,
 // the page carries its own style and script under a CSP, run reports are read
-// strictly, and the matrix merges reports of one case set (and refuses others).
+// strictly and within bounds, the matrix merges reports of one case set (and
+// refuses others), and the streamed pages are the pages of the whole data.
 // The browser test (browser_test.py) checks what a reader sees.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <sstream>
 
 #include "kiln/conformance/html_report.hpp"
 #include "kiln/conformance/report.hpp"
@@ -54,13 +58,22 @@ Json result_item(const std::string& id, const std::string& op, const std::string
           {"rules", Json::array({"FRAME-MAGIC"})}, {"expected", "accept"}, {"got", "accept"}};
 }
 
+// A version 1 report whose totals count its passes, as a run's do.
 Json run_report(const std::string& name, const std::string& sha, std::vector<Json> results) {
+  const auto passed = std::count_if(results.begin(), results.end(),
+                                    [](const Json& r) { return r.is_object() && r.value("verdict", "") == "pass"; });
   return {{"report", "kiln-conformance-run"}, {"report_version", 1}, {"case_set_sha256", sha},
           {"adapter", {{"name", name}, {"version", "1.0"}, {"command", name}}},
-          {"certificate", "CERT " + name}, {"totals", {{"passed", 1}}}, {"results", results}};
+          {"certificate", "CERT " + name}, {"totals", {{"passed", passed}}}, {"results", results}};
 }
 
-LoadedReport loaded(const std::string& file, Json report) { return LoadedReport{file, std::move(report)}; }
+// A report read as `report` reads a file's text.
+LoadedReport loaded(const std::string& file, const Json& report) {
+  LoadedReport read;
+  std::string error;
+  EXPECT_TRUE(read_run_report(report.dump(), file, read, error)) << error;
+  return read;
+}
 
 TEST(MatrixData, OneRowPerCaseAndOpWithACellPerImplementation) {
   const std::vector<LoadedReport> reports{
@@ -179,43 +192,52 @@ TEST(LoadRunReport, RefusesAReportThatContradictsItself) {
   EXPECT_TRUE(loads(listed)) << error;
 }
 
-// A run with a generated phase, as json_report writes it: one passing check
-// and one failure written as a case.
-Json generated_run_report() {
-  static const RunOptions options = [] {
-    RunOptions o;
-    o.adapter = "./impl";
-    o.cases_dir = "cases";
-    return o;
-  }();
-  static std::vector<CaseResult> results = [] {
-    std::vector<CaseResult> r(2);
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      r[i].case_id = "generated-kiln-v2-7-00000" + std::to_string(i + 1);
-      r[i].topic = "(generated)";
-      r[i].profile = "kiln-v2";
-      r[i].expected = "reference accept";
-      r[i].generated = CaseResult::Generated{7, i + 1, {}, "kiln-conformance run --generated " + std::to_string(i + 1)};
-    }
-    r[1].status = Status::kFail;
-    r[1].verdict = Verdict::kUnexpectedFailure;
-    r[1].generated->file = "out/generated-failures/kiln-v2-generated-decode-ab.yaml";
-    r[1].generated->replay = "kiln-conformance run --cases out/generated-failures --filter kiln-v2-generated-decode-ab";
-    return r;
-  }();
+// A run with a generated phase: one passing check and one failure written as
+// a case, with a hostile adapter's text and bytes that are not UTF-8.
+struct GeneratedRun {
+  RunOptions options;
+  std::vector<CaseResult> results = std::vector<CaseResult>(2);
   GeneratedPhase phase;
-  phase.profile = "kiln-v2";
-  phase.seed = 7;
-  phase.planned = phase.ran = 2;
-  phase.failed = 1;
-  FuzzFinding finding;
-  finding.file = results[1].generated->file;
-  finding.replay = results[1].generated->replay;
-  finding.signature = "decode: reference accept, adapter reject FRAME";
-  phase.findings.push_back(finding);
-  const ReportContext context{options, std::nullopt, "s1", 0, results, Totals{1, 1, 0, 0, 0},
-                              "NOT CONFORMANT", 1, "2024-01-01T00:00:00Z", {phase}};
-  return json_report(context);
+
+  GeneratedRun() {
+    options.adapter = "./impl";
+    options.cases_dir = "cases";
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      results[i].case_id = "generated-kiln-v2-7-00000" + std::to_string(i + 1);
+      results[i].topic = "(generated)";
+      results[i].profile = "kiln-v2";
+      results[i].expected = "reference accept";
+      results[i].generated =
+          CaseResult::Generated{7, i + 1, {}, "kiln-conformance run --generated " + std::to_string(i + 1)};
+    }
+    CaseResult& failure = results[1];
+    failure.status = Status::kFail;
+    failure.verdict = Verdict::kUnexpectedFailure;
+    failure.got = kHostile;
+    failure.adapter_stderr = "\xff\xfe" + kHostile;
+    failure.generated->file = "out/generated-failures/kiln-v2-generated-decode-ab.yaml";
+    failure.generated->replay =
+        "kiln-conformance run --cases out/generated-failures --filter kiln-v2-generated-decode-ab";
+    phase.profile = "kiln-v2";
+    phase.seed = 7;
+    phase.planned = phase.ran = 2;
+    phase.failed = 1;
+    FuzzFinding finding;
+    finding.file = failure.generated->file;
+    finding.replay = failure.generated->replay;
+    finding.signature = "decode: reference accept, adapter reject FRAME";
+    phase.findings.push_back(finding);
+  }
+  ReportContext context() const {
+    return ReportContext{options, std::nullopt, "s1", 0, results, Totals{1, 1, 0, 0, 0},
+                         "NOT CONFORMANT", 1, "2024-01-01T00:00:00Z", {phase}};
+  }
+};
+
+// As json_report writes it.
+Json generated_run_report() {
+  static const GeneratedRun run;
+  return json_report(run.context());
 }
 
 // The report as written reads back, and the matrix carries each implementation's
@@ -283,6 +305,128 @@ TEST(LoadRunReport, ReadsEveryVersionAndChecksTheGeneratedPhases) {
   broken = current;
   broken["generated"][0]["findings"] = Json::array({"a file"});
   EXPECT_FALSE(loads(broken));
+}
+
+// The text of a page's kiln-data element.
+std::string page_data(const std::string& page) {
+  const std::string open = "<script type=\"application/json\" id=\"kiln-data\">";
+  const auto start = page.find(open);
+  if (start == std::string::npos) return {};
+  const auto end = page.find("</script>", start);
+  return page.substr(start + open.size(), end - start - open.size());
+}
+
+// The run page as `run --html` writes it: streamed a result at a time, and the
+// very page html_page makes of the whole report, its data script-safe and its
+// policy's hashes the same.
+TEST(WriteRunPage, IsThePageOfTheWholeReport) {
+  ScratchDir scratch;
+  const GeneratedRun run;
+  std::string error;
+  ASSERT_TRUE(write_run_page(run.context(), scratch / "run.html", error)) << error;
+  const std::string page = read_text(scratch / "run.html");
+  const Json report = json_report(run.context());
+  EXPECT_EQ(page, html_page("run", report));
+  EXPECT_EQ(page_data(page), script_safe_json(report));
+  EXPECT_EQ(Json::parse(page_data(page)), Json::parse(report.dump(-1, ' ', false, Json::error_handler_t::replace)));
+  EXPECT_EQ(page.find("<img"), std::string::npos);
+  if (std::filesystem::exists("/dev/full")) {
+    EXPECT_FALSE(write_run_page(run.context(), "/dev/full", error));
+    EXPECT_EQ(error, "/dev/full: cannot write: No space left on device");
+  }
+}
+
+// write_json_report, read back as `report` reads it, drawn as the matrix page:
+// each result is its row, its cell all it said (a pass: its status), and the
+// page's data is the matrix of the report as one value.
+TEST(ReportRoundTrip, AStreamedReportIsTheMatrixOfItsResults) {
+  ScratchDir scratch;
+  const GeneratedRun run;
+  std::string error;
+  ASSERT_TRUE(write_json_report(run.context(), scratch / "run.json", error)) << error;
+  MatrixOptions options;
+  options.reports = {scratch / "run.json"};
+  options.html = scratch / "matrix.html";
+  std::ostringstream out, err;
+  ASSERT_EQ(report_matrix(options, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("1 implementations, 2 results each, 0 where they disagree"), std::string::npos) << out.str();
+  const std::string page = read_text(options.html);
+  const Json data = Json::parse(page_data(page));
+  EXPECT_EQ(page_data(page).find_first_of("<>&"), std::string::npos);
+
+  const Json report = json_report(run.context());
+  Json whole;
+  ASSERT_TRUE(matrix_data({loaded("run.json", report)}, false, whole, error)) << error;
+  EXPECT_EQ(data, whole);
+  ASSERT_EQ(data["rows"].size(), report["results"].size());
+  for (const Json& item : report["results"]) {
+    const auto row = std::find_if(data["rows"].begin(), data["rows"].end(),
+                                  [&](const Json& r) { return r["case"] == item["case"] && r["op"] == item["op"]; });
+    ASSERT_NE(row, data["rows"].end()) << item.dump();
+    for (const char* field : {"profile", "topic", "level", "rules"}) EXPECT_EQ((*row)[field], item[field]) << field;
+    Json cell = item;
+    if (item["verdict"] == "pass") {
+      cell = {{"status", item["status"]}, {"verdict", item["verdict"]}};
+    } else {
+      for (const char* shared : {"case", "op", "topic", "profile", "rules", "level"}) cell.erase(shared);
+    }
+    EXPECT_EQ((*row)["cells"], Json::array({cell}));
+    EXPECT_FALSE((*row)["disagree"].get<bool>());
+  }
+  EXPECT_EQ(data["implementations"][0]["generated"], report["generated"]);
+  EXPECT_EQ(data["implementations"][0]["totals"], report["totals"]);
+
+  if (std::filesystem::exists("/dev/full")) {
+    options.html = "/dev/full";
+    EXPECT_EQ(report_matrix(options, out, err), 2);
+    EXPECT_NE(err.str().find("report: /dev/full: cannot write: No space left on device"), std::string::npos)
+        << err.str();
+  }
+}
+
+// A hostile report file is refused before it makes the reader hold much more
+// than the file: nesting and object width bounded as a protocol line's, and
+// the values one result or the other fields hold.
+TEST(LoadRunReport, BoundsWhatAHostileFileMakesItHold) {
+  ReportFile file;
+  std::string& error = file.error;
+  const auto loads = [&](const Json& json) { return file.loads(json); };
+  const auto with_result_field = [](const Json& value) {
+    Json item = result_item("c", "decode", "FAIL", "unexpected-failure");
+    item["x"] = value;
+    return run_report("x", "s", {result_item("c0", "decode", "PASS", "pass"), item});
+  };
+  Json deep = 1;
+  for (int i = 0; i < 70; ++i) deep = Json::array({deep});
+  EXPECT_FALSE(loads(with_result_field(deep)));
+  EXPECT_NE(error.find("not JSON: the line nests arrays and objects more than 64 levels deep"), std::string::npos)
+      << error;
+  Json wide = Json::object();
+  for (int i = 0; i < 65; ++i) wide["k" + std::to_string(i)] = i;
+  EXPECT_FALSE(loads(with_result_field(wide)));
+  EXPECT_NE(error.find("not JSON: the line has an object with more than 64 members"), std::string::npos) << error;
+  EXPECT_FALSE(loads(with_result_field(Json(std::vector<int>(70000, 0)))));
+  EXPECT_NE(error.find("result 1 holds more than 65536 JSON values"), std::string::npos) << error;
+  Json padded = run_report("x", "s", {result_item("c", "decode", "PASS", "pass")});
+  padded["padding"] = std::vector<int>(1100000, 0);
+  EXPECT_FALSE(loads(padded));
+  EXPECT_NE(error.find("its fields besides the results hold more than 1048576 JSON values"), std::string::npos)
+      << error;
+  // The checks of parse_line's, with its words.
+  write_text(file.scratch / "r.json", "{\"report\": \"a\xff\"}");
+  EXPECT_FALSE(load_run_report(file.scratch / "r.json", file.report, error));
+  EXPECT_EQ(error, (file.scratch / "r.json").string() + ": not JSON: the line is not valid UTF-8 at byte 13");
+  // A result is named by its place, after good ones too.
+  EXPECT_FALSE(loads(run_report("x", "s", {result_item("c", "decode", "PASS", "pass"), Json(5)})));
+  EXPECT_NE(error.find("result 1 is not an object"), std::string::npos) << error;
+  // A key given twice: the last value counts, as for any JSON reader that keeps one.
+  write_text(file.scratch / "r.json",
+             "{\"report\": \"kiln-conformance-run\", \"report_version\": 1, \"case_set_sha256\": \"s\", "
+             "\"results\": [7], \"results\": [" + result_item("c", "decode", "PASS", "pass").dump() + "]}");
+  ASSERT_TRUE(load_run_report(file.scratch / "r.json", file.report, error)) << error;
+  EXPECT_EQ(file.report.results.size(), 1u);
+  EXPECT_TRUE(loads(Json::array()) == false);
+  EXPECT_NE(error.find("its \"report\" is not \"kiln-conformance-run\""), std::string::npos) << error;
 }
 
 // End to end through the CLI: a hostile adapter's run as a page and a matrix;

@@ -1,11 +1,13 @@
 // The run's reports with hostile outside text (adapter hello, command, case
 // results, stderr, topic folder names): the JSON is valid UTF-8, the JUnit XML
-// well-formed XML 1.0 and each Markdown table row one row with its cells; and
-// write_text_file says why a write failed.
+// well-formed XML 1.0 and each Markdown table row one row with its cells; the
+// JSON report streamed as run writes it is the same report; and write_text_file
+// and write_json_report say why a write failed.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -467,6 +469,65 @@ TEST_F(HostileReport, JsonIsValidUtf8AndKeepsValidText) {
                                                           {"recommended-failure", 1}}));
 }
 
+// ---- the JSON report as run writes it: streamed ----
+
+// What json_report() holds, a field or a result per line, valid UTF-8.
+TEST_F(HostileReport, StreamedJsonIsTheReportAResultPerLine) {
+  ScratchDir scratch;
+  std::string error;
+  ASSERT_TRUE(write_json_report(context(), scratch / "report.json", error)) << error;
+  const std::string text = read_text(scratch / "report.json");
+  std::size_t bad_at = 0;
+  ASSERT_TRUE(decode_utf8(text, &bad_at)) << bad_at;
+  // Ordered: the same members in the same order, each with the same value.
+  EXPECT_EQ(protocol::Json::parse(text), json_report(context()));
+  std::size_t result_lines = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) result_lines += line.rfind("  {\"case\":", 0) == 0;
+  EXPECT_EQ(result_lines, results_.size()) << text;
+  EXPECT_EQ(text.back(), '\n');
+}
+
+// Each write is one member or one result: the report never exists whole.
+TEST_F(HostileReport, StreamedJsonIsWrittenAResultAtATime) {
+  std::string text;
+  std::size_t largest_piece = 0;
+  JsonObjectStream out(
+      [&](std::string_view piece) {
+        text += piece;
+        largest_piece = std::max(largest_piece, piece.size());
+        return true;
+      },
+      compact_json, true);
+  ASSERT_TRUE(stream_json_report(context(), out));
+  const protocol::Json whole = json_report(context());
+  std::size_t largest_part = 0;
+  for (const auto& [key, value] : whole.items())
+    if (key != "results") largest_part = std::max(largest_part, compact_json(value).size());
+  for (const auto& item : whole["results"]) largest_part = std::max(largest_part, compact_json(item).size());
+  EXPECT_LE(largest_piece, largest_part);
+  EXPECT_LT(largest_piece, text.size() / 4);
+  EXPECT_EQ(protocol::Json::parse(text), whole);
+}
+
+TEST(WriteJsonReport, SaysWhyAReportCannotBeWritten) {
+  RunOptions options;
+  std::vector<CaseResult> results(20000);
+  for (std::size_t i = 0; i < results.size(); ++i) results[i].case_id = "kiln-v2-case-" + std::to_string(i);
+  const ReportContext context{options, std::nullopt, "", results.size(), results, Totals{results.size()}, "", 0, ""};
+  std::string error;
+  ScratchDir scratch;
+  EXPECT_FALSE(write_json_report(context, scratch / "missing" / "report.json", error));
+  EXPECT_EQ(error, (scratch / "missing" / "report.json").string() +
+                       ": cannot open for writing: No such file or directory");
+  // A full disk, seen while the results stream out.
+  if (std::filesystem::exists("/dev/full")) {
+    error.clear();
+    EXPECT_FALSE(write_json_report(context, "/dev/full", error));
+    EXPECT_EQ(error, "/dev/full: cannot write: No space left on device");
+  }
+}
+
 // ---- the generated phase in each report ----
 
 constexpr std::uint64_t kSeed = 201595584;
@@ -601,6 +662,16 @@ TEST_F(GeneratedReport, JsonCarriesEachPhaseAndEachChecksPlace) {
   // No phase: an empty array, which tells it from a report older than the phase.
   phases_.clear();
   EXPECT_EQ(json_report(context())["generated"], nlohmann::json::array());
+}
+
+TEST_F(GeneratedReport, StreamedJsonIsTheReport) {
+  ScratchDir scratch;
+  std::string error;
+  ASSERT_TRUE(write_json_report(context(), scratch / "report.json", error)) << error;
+  EXPECT_EQ(protocol::Json::parse(read_text(scratch / "report.json")), json_report(context()));
+  phases_.clear();
+  ASSERT_TRUE(write_json_report(context(), scratch / "report.json", error)) << error;
+  EXPECT_EQ(protocol::Json::parse(read_text(scratch / "report.json")), json_report(context()));
 }
 
 TEST_F(GeneratedReport, JunitHasASuitePerPhaseWithItsSeedAndCounts) {

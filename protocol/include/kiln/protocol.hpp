@@ -292,6 +292,10 @@ Expected<Json> parse_line(std::string_view line);
 // objects and scalars, counted by the same scan): a reply is refused before it
 // is built when it holds more than any answer to its request can.
 Expected<Json> parse_line(std::string_view line, std::size_t max_values);
+// The same checks, then the value built through nlohmann's parser callback,
+// which may drop what it has read (a reader that keeps a file's items compact);
+// an exception the callback throws stops the parse and reaches the caller.
+Expected<Json> parse_line(std::string_view line, const Json::parser_callback_t& callback);
 // The bound on a reply's values: four per byte of its request line, and 64
 // more. No answer needs more: a Hurray accept has one element per element of
 // the request's data, at most eight per data byte (two hex digits); a Kiln
