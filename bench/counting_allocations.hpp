@@ -1,5 +1,5 @@
-// A global operator new that counts, for bench_memory only: linking
-// counting_allocations.cpp into a program replaces its operator new/delete.
+// A global operator new that counts, for the bench programs that link it:
+// linking counting_allocations.cpp into a program replaces its operator new/delete.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,9 @@ namespace kiln::bench {
 struct AllocationCount {
   std::uint64_t allocations = 0;
   std::uint64_t bytes = 0;  // requested, summed over the allocations
+  // The most heap the counted code held at once beyond what was held at the
+  // start (malloc's usable sizes, frees subtracted): its peak footprint.
+  std::uint64_t peak_bytes = 0;
 };
 
 // Counts the allocations made by operator new until stop; not reentrant.

@@ -16,57 +16,21 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <limits>
 #include <string>
 
 #include "counting_allocations.hpp"
 #include "kiln/kiln.hpp"
 #include "support/blocks.hpp"
 #include "support/harness.hpp"
+#include "support/process_memory.hpp"
 
 namespace {
 
 using kiln::bench::Aim;
+using kiln::bench::MemoryStatus;
 
 constexpr std::uint64_t kSmallPayload = std::uint64_t{1} << 20;
-
-// Kilobyte fields of /proc/self/status, in bytes.
-struct MemoryStatus {
-  std::uint64_t peak = 0;      // VmHWM
-  std::uint64_t resident = 0;  // VmRSS
-  std::uint64_t anonymous = 0; // RssAnon: heap and other private memory
-  std::uint64_t file = 0;      // RssFile: mapped file pages (the block)
-};
-
-MemoryStatus read_status() {
-  MemoryStatus status;
-  std::ifstream in("/proc/self/status");
-  std::string key;
-  std::uint64_t kilobytes = 0;
-  std::string unit;
-  while (in >> key) {
-    if (key == "VmHWM:" || key == "VmRSS:" || key == "RssAnon:" || key == "RssFile:") {
-      in >> kilobytes >> unit;
-      const std::uint64_t bytes = kilobytes * 1024;
-      if (key == "VmHWM:") status.peak = bytes;
-      if (key == "VmRSS:") status.resident = bytes;
-      if (key == "RssAnon:") status.anonymous = bytes;
-      if (key == "RssFile:") status.file = bytes;
-    }
-    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-  }
-  return status;
-}
-
-// Makes VmHWM equal to the current RSS (Linux 4.0 and later).
-bool reset_peak() {
-  std::ofstream out("/proc/self/clear_refs");
-  out << "5";
-  out.flush();
-  return static_cast<bool>(out);
-}
 
 // A block of `tensors` tensors of one dtype sharing payload_bytes, written to
 // an unlinked temp file: it lives as long as the descriptor.
@@ -153,8 +117,8 @@ DecodeMemory decode_mapped(const BlockFile& file, bool& peak_was_reset) {
   void* map = mmap(nullptr, file.size(), PROT_READ, MAP_PRIVATE, file.fd(), 0);
   if (map == MAP_FAILED) return memory;
   const std::span<const std::uint8_t> block(static_cast<const std::uint8_t*>(map), file.size());
-  peak_was_reset = reset_peak();
-  const MemoryStatus before = read_status();
+  peak_was_reset = kiln::bench::reset_peak_memory();
+  const MemoryStatus before = kiln::bench::read_memory_status();
   kiln::bench::start_counting_allocations();
   {
     auto result = kiln::decode(block);
@@ -162,7 +126,7 @@ DecodeMemory decode_mapped(const BlockFile& file, bool& peak_was_reset) {
     memory.allocations = counted.allocations;
     memory.allocated_bytes = counted.bytes;
     memory.accepted = result.ok() && result.value().tensors.size() == file.tensors();
-    const MemoryStatus after = read_status();  // while the result still holds its memory
+    const MemoryStatus after = kiln::bench::read_memory_status();  // while the result still holds its memory
     const std::uint64_t baseline = peak_was_reset ? before.resident : before.peak;
     memory.peak_delta = static_cast<std::int64_t>(after.peak - baseline);
     memory.anonymous_delta = static_cast<std::int64_t>(after.anonymous - before.anonymous);
