@@ -3,7 +3,7 @@
 // (the default): inputs grow from the golden cases by the mutators of
 // fuzz/mutate/ (structure-aware and byte-wise). Profile hurray-elements: inputs
 // are generated over (tag, shape, mode, data) and (tag, shape, elements) and grow
-// from what they find, no case needed (runner/src/fuzz_elements.cpp), judged by
+// from what they find, no case needed (runner/profiles/hurray_elements/fuzzer.cpp), judged by
 // kiln::hurray with the Tier 2 types the hello claims.
 //
 // A disagreement (accept vs reject, the class, the tensors or elements, the

@@ -1,7 +1,7 @@
 // A format profile as the runner and the case tools see it: its rules, how a
 // case of it becomes a request, how a reply is judged, and how a case is checked
 // against the reference. Each profile is one codec behind this interface
-// (profile_kiln.cpp, profile_elements.cpp); run, the reports, coverage and the
+// (profiles/kiln_v2/profile.cpp, profiles/hurray_elements/profile.cpp); run, the reports, coverage and the
 // certificate go through it and know no profile's format.
 #pragma once
 

@@ -1,5 +1,5 @@
 // What every profile's fuzzer of `kiln-conformance fuzz` shares (fuzz.cpp for
-// kiln-v2, fuzz_elements.cpp for hurray-elements): the budget loop, the random
+// kiln-v2, profiles/hurray_elements/fuzzer.cpp for hurray-elements): the budget loop, the random
 // choices, novelty, deduplication by signature, restarts with backoff, and a
 // finding's way from first sight to a file: confirmed in a fresh adapter (alone,
 // or after the requests that preceded it), written at once, minimized within the
@@ -280,7 +280,7 @@ std::unique_ptr<FuzzerBase> make_fuzzer(const FuzzOptions& options, Driver& driv
                                         const protocol::Hello& hello, const CaseSet* seeds, std::ostream& out,
                                         std::ostream& err);
 
-// The hurray-elements fuzzer (fuzz_elements.cpp), blind (no seed cases): hello's
+// The hurray-elements fuzzer (profiles/hurray_elements/fuzzer.cpp), blind (no seed cases): hello's
 // Tier 2 types decide what the reference expects.
 std::unique_ptr<FuzzerBase> make_elements_fuzzer(const FuzzOptions& options, Driver& driver,
                                                  DriverFactory fresh_driver,

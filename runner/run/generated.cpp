@@ -5,7 +5,7 @@
 #include <ostream>
 #include <utility>
 
-#include "fuzz_engine.hpp"
+#include "fuzz/fuzz_engine.hpp"
 #include "kiln/conformance/expected_failures.hpp"
 
 namespace kiln::conformance {

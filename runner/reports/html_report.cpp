@@ -19,7 +19,7 @@
 
 namespace kiln::conformance {
 
-// runner/html/, built in by runner/CMakeLists.txt.
+// runner/reports/html/, built in by runner/CMakeLists.txt.
 std::string_view html_asset_page_css();
 std::string_view html_asset_common_js();
 std::string_view html_asset_run_js();

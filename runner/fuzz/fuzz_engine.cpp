@@ -1,4 +1,4 @@
-#include "fuzz_engine.hpp"
+#include "fuzz/fuzz_engine.hpp"
 
 #include <algorithm>
 #include <ostream>

@@ -1,6 +1,6 @@
 #include "kiln/conformance/fuzz.hpp"
 
-#include "fuzz_engine.hpp"
+#include "fuzz/fuzz_engine.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -17,7 +17,7 @@
 #include <string>
 #include <utility>
 
-#include "fuzz_engine.hpp"
+#include "fuzz/fuzz_engine.hpp"
 #include "kiln/adapter.hpp"
 #include "kiln/conformance/fuzz_case.hpp"
 #include "kiln/conformance/fuzz_minimize.hpp"
