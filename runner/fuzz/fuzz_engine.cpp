@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "kiln/conformance/fuzz_case.hpp"
+#include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/run.hpp"
 #include "kiln/conformance/safe_file.hpp"
 #include "kiln/conformance/sha256.hpp"
@@ -448,13 +449,21 @@ std::vector<Request> FuzzerBase::shortest_prefix(std::vector<Request> prefix, co
   return prefix;
 }
 
+namespace {
+
+// " --profile NAME" for a command line, or nothing for the default profile.
+std::string profile_option(const std::string& profile) {
+  return profile == all_profiles().front()->name() ? std::string() : " --profile " + profile;
+}
+
+}  // namespace
+
 // ---- the files ----
 
 std::string FuzzerBase::found_by() const {
   // The phase says which run; the input's number says where in its sequence.
   if (!options_.found_by.empty()) return options_.found_by + ", input " + std::to_string(inputs_ + 1);
-  const std::string profile =
-      options_.profile == protocol::kProfileKilnV2 ? std::string() : " --profile " + options_.profile;
+  const std::string profile = profile_option(options_.profile);
   return options_.program + " fuzz" + profile + " --adapter " + shell_quote(options_.adapter) +
          " --seed " + std::to_string(options_.seed) + " --timeout-ms " + std::to_string(options_.timeout_ms);
 }
@@ -466,8 +475,7 @@ std::string FuzzerBase::replay_command(const FuzzFinding& finding, bool hangs) c
   if (finding.state_dependent)
     return options_.program + " replay --adapter " + shell_quote(options_.adapter) + limit + " " +
            shell_quote(finding.file.string());
-  const std::string profile =
-      options_.profile == protocol::kProfileKilnV2 ? std::string() : " --profile " + options_.profile;
+  const std::string profile = profile_option(options_.profile);
   return options_.program + " run --cases " + shell_quote(options_.out_dir.string()) + " --filter " +
          finding.test_case.id + profile + " --adapter " + shell_quote(options_.adapter) + limit;
 }

@@ -1,5 +1,5 @@
-// What every profile's fuzzer of `kiln-conformance fuzz` shares (fuzz.cpp for
-// kiln-v2, profiles/hurray_elements/fuzzer.cpp for hurray-elements): the budget loop, the random
+// What every profile's fuzzer of `kiln-conformance fuzz` shares (each is
+// profiles/<profile>/fuzzer.cpp): the budget loop, the random
 // choices, novelty, deduplication by signature, restarts with backoff, and a
 // finding's way from first sight to a file: confirmed in a fresh adapter (alone,
 // or after the requests that preceded it), written at once, minimized within the
@@ -274,17 +274,10 @@ class FuzzerBase {
   std::string adapter_lost_reason_;
 };
 
-// The fuzzer of options.profile (fuzz.cpp): kiln-v2's grows from the cases of
-// seeds (nullptr: none), hurray-elements's is blind to them.
+// The fuzzer of options.profile, as the profile registry makes it
+// (profiles/registry.hpp); seeds: the case set, or nullptr.
 std::unique_ptr<FuzzerBase> make_fuzzer(const FuzzOptions& options, Driver& driver, DriverFactory fresh,
                                         const protocol::Hello& hello, const CaseSet* seeds, std::ostream& out,
                                         std::ostream& err);
-
-// The hurray-elements fuzzer (profiles/hurray_elements/fuzzer.cpp), blind (no seed cases): hello's
-// Tier 2 types decide what the reference expects.
-std::unique_ptr<FuzzerBase> make_elements_fuzzer(const FuzzOptions& options, Driver& driver,
-                                                 DriverFactory fresh_driver,
-                                                 const protocol::Hello& hello, std::ostream& out,
-                                                 std::ostream& err);
 
 }  // namespace kiln::conformance::fuzzing

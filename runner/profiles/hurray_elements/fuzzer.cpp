@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "fuzz/fuzz_engine.hpp"
+#include "profiles/hurray_elements/module.hpp"
 #include "kiln/adapter.hpp"
 #include "kiln/conformance/fuzz_case.hpp"
 #include "kiln/conformance/fuzz_minimize.hpp"
@@ -781,11 +782,14 @@ class ElementsFuzzer final : public FuzzerBase {
 
 }  // namespace
 
-std::unique_ptr<FuzzerBase> make_elements_fuzzer(const FuzzOptions& options, Driver& driver,
-                                                 DriverFactory fresh_driver,
-                                                 const protocol::Hello& hello, std::ostream& out,
-                                                 std::ostream& err) {
-  return std::make_unique<ElementsFuzzer>(options, driver, std::move(fresh_driver), hello, out, err);
+}  // namespace kiln::conformance::fuzzing
+
+namespace kiln::conformance::hurray_elements {
+
+std::unique_ptr<fuzzing::FuzzerBase> make_fuzzer(const FuzzOptions& options, Driver& driver,
+                                                 fuzzing::DriverFactory fresh, const protocol::Hello& hello,
+                                                 const CaseSet*, std::ostream& out, std::ostream& err) {
+  return std::make_unique<fuzzing::ElementsFuzzer>(options, driver, std::move(fresh), hello, out, err);
 }
 
-}  // namespace kiln::conformance::fuzzing
+}  // namespace kiln::conformance::hurray_elements

@@ -5,6 +5,7 @@
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/run.hpp"
+#include "profiles/hurray_elements/module.hpp"
 #include "kiln/hex.hpp"
 
 namespace kiln::conformance {
@@ -330,9 +331,13 @@ std::vector<std::string> ElementsProfile::check(const Case& c) const {
 
 }  // namespace
 
-const Profile& elements_profile() {
+namespace hurray_elements {
+
+const Profile& profile() {
   static const ElementsProfile profile;
   return profile;
 }
+
+}  // namespace hurray_elements
 
 }  // namespace kiln::conformance

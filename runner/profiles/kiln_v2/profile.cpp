@@ -5,6 +5,7 @@
 #include "kiln/conformance/block_diff.hpp"
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/profile.hpp"
+#include "profiles/kiln_v2/module.hpp"
 #include "kiln/conformance/run.hpp"
 #include "kiln/hex.hpp"
 #include "kiln/protocol.hpp"
@@ -189,24 +190,13 @@ void KilnProfile::judge(const Case& c, Operation op, const protocol::Outcome& ou
 
 }  // namespace
 
-const Profile& elements_profile();
+namespace kiln_v2 {
 
-std::span<const Profile* const> all_profiles() {
-  static const KilnProfile kiln;
-  static const Profile* const profiles[] = {&kiln, &elements_profile()};
-  return profiles;
+const Profile& profile() {
+  static const KilnProfile profile;
+  return profile;
 }
 
-const Profile* find_profile(std::string_view name) {
-  for (const Profile* profile : all_profiles())
-    if (profile->name() == name) return profile;
-  return nullptr;
-}
-
-const Profile& profile_of(const Case& c) {
-  // The loader admits only the profiles above; a hand-built Case of another is Kiln's.
-  const Profile* profile = find_profile(c.profile);
-  return profile ? *profile : *all_profiles()[0];
-}
+}  // namespace kiln_v2
 
 }  // namespace kiln::conformance

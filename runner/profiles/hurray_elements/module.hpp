@@ -1,0 +1,15 @@
+// What profile hurray-elements gives the registry (profiles/registry.cpp).
+#pragma once
+
+#include "profiles/registry.hpp"
+
+namespace kiln::conformance::hurray_elements {
+
+const Profile& profile();
+// Blind: it makes its inputs from the element table, and hello's Tier 2 types
+// decide what the reference expects; it reads no cases (seeds is unused).
+std::unique_ptr<fuzzing::FuzzerBase> make_fuzzer(const FuzzOptions& options, Driver& driver,
+                                                 fuzzing::DriverFactory fresh, const protocol::Hello& hello,
+                                                 const CaseSet* seeds, std::ostream& out, std::ostream& err);
+
+}  // namespace kiln::conformance::hurray_elements

@@ -1,0 +1,14 @@
+// What profile kiln-v2 gives the registry (profiles/registry.cpp).
+#pragma once
+
+#include "profiles/registry.hpp"
+
+namespace kiln::conformance::kiln_v2 {
+
+const Profile& profile();
+// Grows its inputs from the kiln-v2 cases of seeds (none: an empty block).
+std::unique_ptr<fuzzing::FuzzerBase> make_fuzzer(const FuzzOptions& options, Driver& driver,
+                                                 fuzzing::DriverFactory fresh, const protocol::Hello& hello,
+                                                 const CaseSet* seeds, std::ostream& out, std::ostream& err);
+
+}  // namespace kiln::conformance::kiln_v2
