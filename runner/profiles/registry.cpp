@@ -45,6 +45,8 @@ const Profile* find_profile(std::string_view name) {
   return module ? &module->profile : nullptr;
 }
 
+std::string_view default_profile_name() { return profile_modules().front().profile.name(); }
+
 const Profile& profile_of(const Case& c) {
   // The loader admits only the profiles above; a hand-built Case of another is the default's.
   const Profile* profile = find_profile(c.profile);

@@ -12,6 +12,7 @@
 
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/generated.hpp"
+#include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/report.hpp"
 #include "kiln/conformance/sha256.hpp"
 #include "kiln/hex.hpp"
@@ -108,7 +109,7 @@ std::optional<std::string> contradiction(const Json& report, const std::deque<Lo
     if (!verdict_fits_status(verdict, status))
       return "result " + std::to_string(i) + " (" + id + " " + op + ") has verdict \"" + verdict +
              "\" on status \"" + status + "\"";
-    CountedTotals& here = by_profile[item.profile.value_or("kiln-v2")];
+    CountedTotals& here = by_profile[item.profile.value_or(std::string(default_profile_name()))];
     for (CountedTotals* totals : {&all, &here}) {
       if (verdict == "pass") ++totals->passed;
       else if (verdict == "skip") ++totals->skipped;
@@ -501,7 +502,7 @@ bool Matrix::plan(const std::vector<LoadedReport>& reports, bool allow_different
     const Json* generated = member(report, "generated", Json::value_t::array);
     impl["generated"] = generated ? *generated : Json(nullptr);
     implementations_.push_back(std::move(impl));
-    report_profiles_.push_back(string_member(report, "profile", "kiln-v2"));
+    report_profiles_.push_back(string_member(report, "profile", std::string(default_profile_name())));
     for (std::size_t j = 0; j < reports[i].results.size(); ++j)
       cells_.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
   }

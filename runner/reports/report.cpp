@@ -6,6 +6,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "kiln/conformance/profile.hpp"
 #include "kiln/hex.hpp"
 #include "kiln/utf8.hpp"
 
@@ -223,7 +224,7 @@ std::vector<std::string> generated_profiles(const ReportContext& context) {
   };
   for (const GeneratedPhase& phase : context.generated) add(phase.profile);
   for (const CaseResult& result : context.results)
-    if (result.generated) add(result.profile.empty() ? "kiln-v2" : result.profile);
+    if (result.generated) add(result.profile.empty() ? std::string(default_profile_name()) : result.profile);
   return profiles;
 }
 
@@ -282,7 +283,7 @@ protocol::Json result_json(const ReportContext& context, const CaseResult& resul
   Json item;
   item["case"] = json_text(result.case_id);
   item["topic"] = json_text(result.topic);
-  item["profile"] = json_text(result.profile.empty() ? "kiln-v2" : result.profile);
+  item["profile"] = json_text(result.profile.empty() ? std::string(default_profile_name()) : result.profile);
   item["op"] = std::string(to_string(result.op));
   item["level"] = result.level == Level::kRecommended ? "recommended" : "required";
   item["status"] = std::string(to_string(result.status));
@@ -433,7 +434,7 @@ std::string junit_report(const ReportContext& context) {
     else if (result.status != Status::kPass) ++counts.errors;
   };
   const auto profile_of = [](const CaseResult& result) {
-    return result.profile.empty() ? std::string("kiln-v2") : result.profile;
+    return result.profile.empty() ? std::string(default_profile_name()) : result.profile;
   };
   // The cases are one suite; each profile's generated phase is another, with
   // its seed and counts as properties.
@@ -464,7 +465,7 @@ std::string junit_report(const ReportContext& context) {
   const auto testcase = [&](const CaseResult& result) {
     // A generated check is named as an expected-failures entry names it.
     const std::string classname = result.generated ? "generated." + profile_of(result)
-                                                   : "kiln-v2." + std::string(to_string(result.op));
+                                                   : std::string(default_profile_name()) + "." + std::string(to_string(result.op));
     const std::string name =
         result.generated ? result.case_id + ":" + std::string(to_string(result.op)) : result.case_id;
     xml << "    <testcase classname=\"" << x(classname) << "\" name=\"" << x(name) << "\" time=\""
@@ -517,7 +518,7 @@ std::string junit_report(const ReportContext& context) {
       << seconds_text(context.seconds) << "\">\n";
   // Without a phase the cases' suite is the run, and takes its time.
   const bool any_phase = !phase_profiles.empty();
-  suite_open("kiln-v2 against " + adapter_name(context), cases, any_phase ? cases.seconds : context.seconds);
+  suite_open(std::string(default_profile_name()) + " against " + adapter_name(context), cases, any_phase ? cases.seconds : context.seconds);
   xml << "    <properties>\n";
   property("suite_version", KILN_SUITE_VERSION);
   property("case_set_sha256", context.case_set_sha256);

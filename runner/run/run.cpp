@@ -801,7 +801,7 @@ std::vector<ProfileVerdict> verdicts_by_profile(const std::vector<CaseResult>& r
     verdict.profile = std::string(profile->name());
     std::size_t results_here = 0, unoffered = 0;
     for (const CaseResult& result : results) {
-      if ((result.profile.empty() ? std::string(protocol::kProfileKilnV2) : result.profile) != verdict.profile)
+      if ((result.profile.empty() ? std::string(default_profile_name()) : result.profile) != verdict.profile)
         continue;
       ++results_here;
       add_to(verdict.totals, result);

@@ -77,6 +77,9 @@ class Profile {
 // refuses any other).
 std::span<const Profile* const> all_profiles();
 const Profile* find_profile(std::string_view name);
+// The first profile's name: that of a case file, a result or a version 1
+// report that names none.
+std::string_view default_profile_name();
 // The profile of a loaded case.
 const Profile& profile_of(const Case& c);
 
