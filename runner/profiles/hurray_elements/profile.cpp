@@ -6,6 +6,7 @@
 #include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/run.hpp"
 #include "kiln/hex.hpp"
+#include "profiles/hurray_elements/families.hpp"
 
 namespace kiln::conformance {
 namespace elements {
@@ -183,6 +184,7 @@ class ElementsProfile final : public Profile {
   }
 
   std::vector<std::string> check(const Case& c) const override;
+  const FamilyGenerators& family_generators() const override { return hurray_elements_family_generators(); }
 
   Exported export_case(const Case& c) const override {
     const ElementsCase& body = *c.elements;
