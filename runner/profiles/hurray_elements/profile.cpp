@@ -7,6 +7,7 @@
 #include "kiln/conformance/run.hpp"
 #include "profiles/hurray_elements/module.hpp"
 #include "kiln/hex.hpp"
+#include "profiles/hurray_elements/families.hpp"
 
 namespace kiln::conformance {
 namespace elements {
@@ -184,6 +185,7 @@ class ElementsProfile final : public Profile {
   }
 
   std::vector<std::string> check(const Case& c) const override;
+  const FamilyGenerators& family_generators() const override { return hurray_elements_family_generators(); }
 
   Exported export_case(const Case& c) const override {
     const ElementsCase& body = *c.elements;

@@ -9,6 +9,7 @@
 #include "kiln/conformance/run.hpp"
 #include "kiln/hex.hpp"
 #include "kiln/protocol.hpp"
+#include "profiles/kiln_v2/families.hpp"
 
 namespace kiln::conformance {
 namespace {
@@ -113,6 +114,7 @@ class KilnProfile final : public Profile {
   std::size_t payload_bytes(const Case& c) const override { return c.block ? c.block->size() : 0; }
   std::string scope_note(const protocol::Hello&) const override { return {}; }
   std::vector<std::string> check(const Case& c) const override { return check_kiln_case(c); }
+  const FamilyGenerators& family_generators() const override { return kiln_v2_family_generators(); }
   Exported export_case(const Case& c) const override {
     Exported exported{protocol::Json::object(), c.block, ".kiln"};
     protocol::Json& entry = exported.entry;

@@ -38,7 +38,7 @@ struct FamilyMember {
 struct Family {
   std::string name;       // the file's stem; ids are <profile prefix>-sweep-<name>-...
   std::string generator;  // one of family_generators()
-  std::string profile;    // the generator's: kiln-v2 or hurray-elements
+  std::string profile;    // the generator's (FamilyGenerator::profile)
   std::string summary;
   std::string file;       // as named in messages
   std::vector<FamilyMember> members;
@@ -49,12 +49,13 @@ struct FamilySet {
   std::vector<CaseError> errors; // any error makes the whole set unusable
 };
 
-// The generators a family may name, each with what its parameters walk.
+// The generators a family may name, each with what its parameters walk: every
+// profile's (Profile::family_generators()), in all_profiles() order.
 struct FamilyGenerator {
   std::string_view name;
   std::string_view walks;
-  // The profile of the cases it generates; their ids are kiln-v2-sweep-<family>-...
-  // or hurray-sweep-<family>-... .
+  // The profile of the cases it generates; their ids are
+  // <the profile's prefix>-sweep-<family>-... .
   std::string_view profile;
 };
 std::span<const FamilyGenerator> family_generators() noexcept;
@@ -62,8 +63,7 @@ std::span<const FamilyGenerator> family_generators() noexcept;
 // Reads every root/families/*.family and expands it, each member checked
 // against the reference: a member whose expectation (the family's data) the
 // reference does not meet is an error, as is a family that generates nothing.
-// A hurray-elements member is held to everything `cases check` holds a case of
-// that profile to (check_case: outcome both ways, elements, isolation).
+// How a member is checked is its profile's (profiles/<profile>/families.cpp).
 // A root without a families folder has no families.
 FamilySet expand_families(const std::filesystem::path& root, const CaseSchema& schema);
 

@@ -18,6 +18,7 @@
 namespace kiln::conformance {
 
 struct CaseResult;
+struct FamilyGenerators;  // the sweep families' engine's own (runner/cases/family_engine.hpp)
 
 struct ProfileRule {
   std::string_view id;
@@ -71,6 +72,8 @@ class Profile {
   virtual bool breaks_alone(const Case& c) const = 0;
   // `cases check`: every problem of a loaded case against the reference.
   virtual std::vector<std::string> check(const Case& c) const = 0;
+  // The generators a sweep family of the profile may name (families.hpp).
+  virtual const FamilyGenerators& family_generators() const = 0;
 };
 
 // Every profile, kiln-v2 first; a case's profile is one of these (the loader
