@@ -5,6 +5,7 @@
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/run.hpp"
+#include "profiles/hurray_elements/finding_case.hpp"
 #include "profiles/hurray_elements/module.hpp"
 #include "kiln/hex.hpp"
 #include "profiles/hurray_elements/families.hpp"
@@ -186,6 +187,9 @@ class ElementsProfile final : public Profile {
 
   std::vector<std::string> check(const Case& c) const override;
   const FamilyGenerators& family_generators() const override { return hurray_elements_family_generators(); }
+  CaseYamlMembers case_yaml_members(const Case& c, std::string_view ops) const override {
+    return hurray_elements::case_yaml_members(c, ops);
+  }
 
   Exported export_case(const Case& c) const override {
     const ElementsCase& body = *c.elements;

@@ -5,6 +5,7 @@
 #include "kiln/conformance/block_diff.hpp"
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/profile.hpp"
+#include "profiles/kiln_v2/finding_case.hpp"
 #include "profiles/kiln_v2/module.hpp"
 #include "kiln/conformance/run.hpp"
 #include "kiln/hex.hpp"
@@ -115,6 +116,9 @@ class KilnProfile final : public Profile {
   std::string scope_note(const protocol::Hello&) const override { return {}; }
   std::vector<std::string> check(const Case& c) const override { return check_kiln_case(c); }
   const FamilyGenerators& family_generators() const override { return kiln_v2_family_generators(); }
+  CaseYamlMembers case_yaml_members(const Case& c, std::string_view ops) const override {
+    return kiln_v2::case_yaml_members(c, ops);
+  }
   Exported export_case(const Case& c) const override {
     Exported exported{protocol::Json::object(), c.block, ".kiln"};
     protocol::Json& entry = exported.entry;

@@ -26,6 +26,13 @@ struct ProfileRule {
   std::string_view summary;
 };
 
+// A profile's members of a case file (case_yaml, fuzz_case.hpp): its rules
+// lines, and its body after `level:` with the `ops:` line in its place.
+struct CaseYamlMembers {
+  std::string rules;
+  std::string body;
+};
+
 class Profile {
  public:
   virtual ~Profile() = default;
@@ -74,6 +81,8 @@ class Profile {
   virtual std::vector<std::string> check(const Case& c) const = 0;
   // The generators a sweep family of the profile may name (families.hpp).
   virtual const FamilyGenerators& family_generators() const = 0;
+  // Its members of the case file's text; ops: the case's ops as `ops:` lists them.
+  virtual CaseYamlMembers case_yaml_members(const Case& c, std::string_view ops) const = 0;
 };
 
 // Every profile, kiln-v2 first; a case's profile is one of these (the loader
