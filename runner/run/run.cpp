@@ -19,8 +19,19 @@
 #include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/report.hpp"
 #include "kiln/first_difference.hpp"
+#include "run/steps.hpp"
 
 namespace kiln::conformance {
+
+using run_steps::Certificate;
+using run_steps::KeptText;
+using run_steps::Plan;
+using run_steps::Session;
+using run_steps::add_to;
+using run_steps::certify;
+using run_steps::print_closing;
+using run_steps::print_result;
+
 namespace {
 
 bool glob_matches(const std::string& pattern, const std::string& text) {
@@ -144,58 +155,6 @@ void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseRe
 
 namespace {
 
-// The console's word for a result: its status, and how its verdict differs from
-// what the status alone says.
-std::string status_label(const CaseResult& result) {
-  const std::string status(to_string(result.status));
-  switch (result.verdict) {
-    case Verdict::kStaleListing: return "PASS, but listed as an expected failure";
-    case Verdict::kChangedFailure:
-      return status + ", but listed as " +
-             std::string(result.listed_status ? to_string(*result.listed_status) : "failing");
-    case Verdict::kRecommendedFailure: return status + " (recommended)";
-    default: return status;
-  }
-}
-
-}  // namespace
-
-void print_result(std::ostream& out, const CaseResult& result, std::string_view replay) {
-  out << status_label(result) << "  " << result.case_id << " " << to_string(result.op) << "\n";
-  if (result.status == Status::kPass && !result.stale_listing()) return;
-  if (result.status == Status::kSkip) {
-    out << "    " << protocol::printable(result.detail) << "\n";
-    return;
-  }
-  std::string rules;
-  for (const auto& rule : result.rules) rules += (rules.empty() ? "" : ", ") + rule;
-  out << "    rules:    " << rules << "\n";
-  out << "    expected: " << result.expected << "\n";
-  out << "    got:      " << protocol::printable(result.got) << "\n";
-  if (!result.detail.empty()) out << "    detail:   " << protocol::printable(result.detail) << "\n";
-  if (result.difference)
-    for (const std::string& line : window_lines(*result.difference)) out << "      " << line << "\n";
-  if (result.recommended_failure())
-    out << "    level:    recommended: the format leaves a choice here; this does not deny the "
-           "certificate\n";
-  if (result.listed)
-    out << "    listed:   "
-        << (result.listed_status ? std::string(to_string(*result.listed_status)) + ": " : "")
-        << protocol::printable(result.listed_reason) << "\n";
-  if (!result.adapter_stderr.empty()) {
-    std::istringstream lines(result.adapter_stderr);
-    out << "    adapter stderr:\n";
-    for (std::string line; std::getline(lines, line);) out << "      | " << protocol::printable(line) << "\n";
-  }
-  if (!replay.empty()) out << "    replay:   " << replay << "\n";
-}
-
-namespace {
-
-void print_result(std::ostream& out, const RunOptions& options, const CaseResult& result) {
-  conformance::print_result(out, result, result.generated ? result.generated->replay : replay_command(options, result));
-}
-
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
   std::tm parts{};
@@ -221,19 +180,6 @@ std::string topic_of(const Case& c) {
   return c.topic.empty() ? std::string("(top)") : c.topic;
 }
 
-void add_to(Totals& totals, const CaseResult& result) {
-  switch (result.verdict) {
-    case Verdict::kPass: ++totals.passed; return;
-    case Verdict::kSkip: ++totals.skipped; return;
-    case Verdict::kExpectedFailure: ++totals.expected_failures; return;
-    case Verdict::kRecommendedFailure: ++totals.recommended_failures; return;
-    case Verdict::kUnexpectedFailure:
-    case Verdict::kChangedFailure:
-    case Verdict::kStaleListing:
-    case Verdict::kUnjudged: ++totals.failed; return;
-  }
-}
-
 bool selected(const RunOptions& options, const Case& c) {
   if (!options.filters.empty() &&
       std::none_of(options.filters.begin(), options.filters.end(),
@@ -249,22 +195,6 @@ bool selected(const RunOptions& options, const Case& c) {
 }
 
 // ---- the steps of run_suite ----
-
-// What the run will do, and what a run of the whole case set would: the
-// certificate compares the two.
-struct Plan {
-  ExpectedFailures expected;          // records, as the run goes, which entries it used
-  std::set<Operation> ops;            // `--ops decode,decode` is a decode-only run
-  std::vector<const Case*> chosen;    // into the case set, which outlives the plan
-  std::size_t planned = 0;            // the results this run will have
-  std::size_t every_required_check = 0;     // the results of required cases a whole run has
-  std::size_t every_recommended_check = 0;  // and of recommended ones
-  std::size_t largest_block = 0;
-  bool filtered = false;
-
-  bool wanted(Operation op) const { return ops.count(op) != 0; }
-  std::size_t every_check() const { return every_required_check + every_recommended_check; }
-};
 
 // Checks the options against the case set, loads the list and selects the
 // cases; nullopt (after saying why on err) for a usage error.
@@ -321,35 +251,18 @@ std::optional<Plan> plan_run(const RunOptions& options, const CaseSet& set, std:
   return plan;
 }
 
-// The adapter once it has said hello (or failed to).
-// What the run keeps of the adapter's text in its results (got, detail,
-// stderr): each in full up to the protocol's bound until the run has kept
-// kKeptTextPerRun bytes (as reports write them) in all, then an excerpt. So
-// neither the run's memory nor its reports grow with what an adapter writes.
-class KeptText {
- public:
-  void bound(CaseResult& result) {
-    if (spent_ >= kKeptTextPerRun) {
-      result.got = bounded_message(result.got, kKeptTextOnceSpent);
-      result.detail = bounded_message(result.detail, kKeptTextOnceSpent);
-      result.adapter_stderr = bounded_tail(std::move(result.adapter_stderr), kKeptTextOnceSpent);
-    }
-    spent_ += written_size(result.got) + written_size(result.detail) + written_size(result.adapter_stderr);
+}  // namespace
+
+void run_steps::KeptText::bound(CaseResult& result) {
+  if (spent_ >= kKeptTextPerRun) {
+    result.got = bounded_message(result.got, kKeptTextOnceSpent);
+    result.detail = bounded_message(result.detail, kKeptTextOnceSpent);
+    result.adapter_stderr = bounded_tail(std::move(result.adapter_stderr), kKeptTextOnceSpent);
   }
+  spent_ += written_size(result.got) + written_size(result.detail) + written_size(result.adapter_stderr);
+}
 
- private:
-  std::size_t spent_ = 0;
-};
-
-struct Session {
-  std::unique_ptr<Driver> driver;
-  std::optional<protocol::Hello> hello;
-  std::string hello_problem;    // why there is no hello
-  bool other_protocol = false;  // its replies cannot be read as protocol 1's
-  std::string who;              // name and version, one line, for the certificate
-  std::string abandoned;        // why the driver stopped sending requests (empty: it did not)
-  KeptText kept_text;
-};
+namespace {
 
 // Starts the adapter and prints what its hello says; nullopt (after saying why
 // on err) when no driver can be made for options.adapter.
@@ -572,134 +485,6 @@ std::vector<GeneratedPhase> run_generated(const RunOptions& options, Plan& plan,
   return phases;
 }
 
-// How the recommended checks that ran fared, for the certificate: empty when
-// none ran.
-std::string recommended_note(std::size_t failed, std::size_t ran) {
-  if (ran == 0) return {};
-  if (failed == 0) return "; all " + std::to_string(ran) + " recommended checks pass";
-  return "; " + std::to_string(failed) + " of " + std::to_string(ran) + " recommended checks fail";
-}
-
-struct Certificate {
-  std::string text;
-  int exit_code = kExitFailures;
-};
-
-// Each profile of the run and what the adapter did with it, for the
-// certificate: "kiln-v2 and hurray-elements (Tier 2: ...)"; for a partial run,
-// "conformant for kiln-v2; hurray-elements not offered".
-std::string profile_verdicts(const std::vector<CaseResult>& results, const Session& session, bool partial) {
-  std::vector<std::string> conformant, other;
-  for (const ProfileVerdict& verdict : verdicts_by_profile(results, session.hello, false)) {
-    std::string text = verdict.profile;
-    std::string scope = verdict.scope;
-    if (verdict.out_of_scope > 0)
-      scope += (scope.empty() ? "" : "; ") + std::to_string(verdict.out_of_scope) + " checks outside it not sent";
-    if (!scope.empty()) text += " (" + scope + ")";
-    if (verdict.verdict == "conformant") conformant.push_back(text);
-    else other.push_back(verdict.profile + " " + verdict.verdict);
-  }
-  const auto join = [](const std::vector<std::string>& items) {
-    std::string text;
-    for (std::size_t i = 0; i < items.size(); ++i)
-      text += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
-    return text;
-  };
-  if (!partial) return join(conformant);
-  std::string text;
-  if (!conformant.empty()) text = "conformant for " + join(conformant);
-  if (!other.empty()) text += (text.empty() ? "" : "; ") + join(other);
-  return text;
-}
-
-// The certificate and the exit status, the first reason that applies winning.
-// CONFORMANT needs every check of the whole case set run, every required one
-// passed and every recommended one passed or FAILed: counted, not inferred from
-// the absence of failures.
-Certificate certify(const Plan& plan, const Session& session, const std::vector<CaseResult>& results,
-                    const Totals& totals, const std::vector<GeneratedPhase>& phases) {
-  std::size_t unjudged = 0, required_passed = 0, recommended_ran = 0;
-  std::size_t out_of_scope_required = 0, out_of_scope_recommended = 0;
-  std::size_t generated_planned = 0, generated_passed = 0;
-  for (const GeneratedPhase& phase : phases) generated_planned += phase.planned;
-  for (const CaseResult& result : results) {
-    unjudged += result.verdict == Verdict::kUnjudged;
-    if (result.generated) {
-      generated_passed += result.verdict == Verdict::kPass;
-      continue;
-    }
-    if (result.out_of_scope && result.verdict == Verdict::kSkip)
-      ++(result.level == Level::kRequired ? out_of_scope_required : out_of_scope_recommended);
-    required_passed += result.level == Level::kRequired && result.verdict == Verdict::kPass;
-    recommended_ran += result.level == Level::kRecommended &&
-                       (result.verdict == Verdict::kPass || result.verdict == Verdict::kRecommendedFailure);
-  }
-  const std::string& who = session.who;
-  const bool nothing_checked = totals.passed == 0 && totals.failed == 0 &&
-                               totals.expected_failures == 0 && totals.recommended_failures == 0;
-  const std::string failures = std::to_string(totals.failed) + " unexpected and " +
-                               std::to_string(totals.expected_failures) + " expected failure(s)";
-  const std::string recommended = recommended_note(totals.recommended_failures, recommended_ran);
-  const std::size_t every_check = plan.every_check() + generated_planned;
-  const bool all_ran = results.size() == every_check;
-  // What the certificate covers beyond the cases, named either way.
-  const std::string generated =
-      phases.empty() ? std::string(", cases only,")
-                     : " and " + std::to_string(generated_passed) + " generated checks (seed " +
-                           std::to_string(phases.front().seed) + ")";
-  Certificate certificate{{}, totals.failed == 0 ? kExitOk : kExitFailures};
-  if (unjudged > 0) {
-    certificate = {"NO CERTIFICATE: " + std::to_string(unjudged) +
-                       " result(s) could not be judged: the case set is broken",
-                   kExitUsage};
-  } else if (session.other_protocol) {
-    certificate = {"NO CERTIFICATE: " + who + " speaks adapter protocol " +
-                       std::to_string(session.hello->protocol) + ", this runner protocol " +
-                       std::to_string(protocol::kProtocolVersion),
-                   kExitFailures};
-  } else if (!session.hello) {
-    // Even if every case passed after a restart: hello is part of the protocol.
-    certificate = {"NOT CONFORMANT: " + who + " failed its hello (" + protocol::printable(session.hello_problem) +
-                       "); " + failures,
-                   kExitFailures};
-  } else if (nothing_checked) {
-    certificate = {"NO CERTIFICATE: nothing was checked: " + who + " offers none of the " +
-                       std::to_string(totals.skipped) + " selected checks",
-                   kExitFailures};
-  } else if (plan.filtered) {
-    certificate.text = "NO CERTIFICATE: a filtered run certifies nothing";
-  } else if (!session.abandoned.empty()) {
-    certificate = {"NOT CONFORMANT: " + who + " was abandoned: " +
-                       protocol::printable(session.abandoned) + "; " +
-                       std::to_string(every_check - std::min(every_check, results.size())) + " of " +
-                       std::to_string(every_check) + " checks not run; " + failures,
-                   kExitFailures};
-  } else if (totals.failed > 0 || totals.expected_failures > 0) {
-    certificate.text = "NOT CONFORMANT: " + who + " has " + failures;
-  } else if (all_ran && required_passed + out_of_scope_required == plan.every_required_check &&
-             recommended_ran + out_of_scope_recommended == plan.every_recommended_check &&
-             generated_passed == generated_planned) {
-    certificate.text =
-        "CONFORMANT: " + who + " passes all " + std::to_string(required_passed) + " " +
-        (plan.every_recommended_check == 0 ? "" : "required ") + "checks (decode and encode)" + generated +
-        " of kiln-conformance " + KILN_SUITE_VERSION + " for " + profile_verdicts(results, session, false) +
-        recommended;
-  } else if (all_ran && totals.passed > 0 && generated_passed == generated_planned &&
-             totals.passed + totals.recommended_failures + totals.skipped == every_check) {
-    certificate.text = "CONFORMANT (partial): " + who + " passes every " +
-                       (plan.every_recommended_check == 0 ? "" : "required ") + "check it offers" +
-                       (phases.empty() ? std::string(", cases only") : generated) + "; " +
-                       std::to_string(totals.skipped - out_of_scope_required - out_of_scope_recommended) +
-                       " skipped" + recommended + "; " + profile_verdicts(results, session, true);
-  } else {
-    // Unreachable while the counts above add up; never a certificate if not.
-    certificate = {"NO CERTIFICATE: " + std::to_string(results.size()) + " of " +
-                       std::to_string(every_check) + " checks ran",
-                   kExitFailures};
-  }
-  return certificate;
-}
-
 // The reports the options ask for, and the expected-failures list to write;
 // false (after saying why on err) when one cannot be written.
 bool write_reports(const RunOptions& options, const ReportContext& context, const std::string& who,
@@ -738,100 +523,7 @@ bool write_reports(const RunOptions& options, const ReportContext& context, cons
   return written;
 }
 
-// The topic table, the certificate and the closing counts.
-void print_closing(std::ostream& out, const RunSummary& summary) {
-  const Totals& totals = summary.totals;
-  // The recommended column only when it has something to say: most case sets
-  // and runs have no recommended failure.
-  const bool recommended = totals.recommended_failures > 0;
-  char row[192];
-  std::snprintf(row, sizeof row, "\n%-16s %8s %8s %8s %9s%s\n", "topic", "passed", "failed", "skipped",
-                "expected", recommended ? " recommended" : "");
-  out << row;
-  for (const TopicTotals& topic : totals_by_topic(summary.results)) {
-    std::snprintf(row, sizeof row, "%-16s %8zu %8zu %8zu %9zu", topic.topic.c_str(),
-                  topic.totals.passed, topic.totals.failed, topic.totals.skipped,
-                  topic.totals.expected_failures);
-    out << row;
-    if (recommended) {
-      std::snprintf(row, sizeof row, " %11zu", topic.totals.recommended_failures);
-      out << row;
-    }
-    out << "\n";
-  }
-  std::snprintf(row, sizeof row, "\n%-16s %8s %8s %8s %9s  %s\n", "profile", "passed", "failed", "skipped",
-                "expected", "verdict");
-  out << row;
-  for (const ProfileVerdict& verdict : summary.profiles) {
-    std::snprintf(row, sizeof row, "%-16s %8zu %8zu %8zu %9zu  ", verdict.profile.c_str(), verdict.totals.passed,
-                  verdict.totals.failed, verdict.totals.skipped, verdict.totals.expected_failures);
-    out << row << verdict.verdict << (verdict.scope.empty() ? "" : " (" + verdict.scope + ")") << "\n";
-  }
-  // The generated phase in a line per profile: its count, seed and what it kept.
-  if (!summary.generated.empty()) out << "\n";
-  for (const GeneratedPhase& phase : summary.generated) {
-    out << "generated " << phase.profile << ": " << phase.ran << " of " << phase.planned << " checks (seed "
-        << phase.seed << "), " << phase.failed << " failed";
-    if (!phase.findings.empty())
-      out << ", " << phase.findings.size() << " confirmed and written to "
-          << phase.findings.front().file.parent_path().string();
-    if (!phase.not_reproduced.empty()) out << ", " << phase.not_reproduced.size() << " not reproduced";
-    out << "\n";
-  }
-  out << "\n" << summary.certificate << "\n";
-  out << totals.passed << " passed, " << totals.failed << " failed, " << totals.skipped
-      << " skipped, " << totals.expected_failures << " expected failures";
-  if (recommended) out << ", " << totals.recommended_failures << " recommended failures";
-  out << "\n";
-}
-
 }  // namespace
-
-bool is_filtered(const RunOptions& options) {
-  const std::set<Operation> ops(options.ops.begin(), options.ops.end());
-  return !options.filters.empty() || !options.rules.empty() || ops.count(Operation::kDecode) == 0 ||
-         ops.count(Operation::kEncode) == 0;
-}
-
-std::vector<ProfileVerdict> verdicts_by_profile(const std::vector<CaseResult>& results,
-                                                const std::optional<protocol::Hello>& hello, bool filtered) {
-  std::vector<ProfileVerdict> verdicts;
-  for (const Profile* profile : all_profiles()) {
-    ProfileVerdict verdict;
-    verdict.profile = std::string(profile->name());
-    std::size_t results_here = 0, unoffered = 0;
-    for (const CaseResult& result : results) {
-      if ((result.profile.empty() ? std::string(default_profile_name()) : result.profile) != verdict.profile)
-        continue;
-      ++results_here;
-      add_to(verdict.totals, result);
-      if (result.out_of_scope) ++verdict.out_of_scope;
-      else if (result.verdict == Verdict::kSkip) ++unoffered;
-    }
-    if (results_here == 0) continue;
-    if (hello && hello->offers_profile(verdict.profile)) verdict.scope = profile->scope_note(*hello);
-    if (verdict.totals.failed > 0 || verdict.totals.expected_failures > 0) verdict.verdict = "not conformant";
-    else if (unoffered == results_here) verdict.verdict = "not offered";
-    else if (unoffered > 0) verdict.verdict = "partly offered";
-    else if (filtered) verdict.verdict = "not certified";
-    else verdict.verdict = "conformant";
-    verdicts.push_back(std::move(verdict));
-  }
-  return verdicts;
-}
-
-std::vector<TopicTotals> totals_by_topic(const std::vector<CaseResult>& results) {
-  std::vector<TopicTotals> topics;
-  for (const CaseResult& result : results) {
-    auto it = std::find_if(topics.begin(), topics.end(),
-                           [&](const TopicTotals& t) { return t.topic == result.topic; });
-    if (it == topics.end()) it = topics.insert(topics.end(), TopicTotals{result.topic, {}});
-    add_to(it->totals, result);
-  }
-  std::sort(topics.begin(), topics.end(),
-            [](const TopicTotals& a, const TopicTotals& b) { return a.topic < b.topic; });
-  return topics;
-}
 
 std::string_view to_string(Status status) noexcept {
   switch (status) {
