@@ -5,6 +5,7 @@
 #include "kiln/conformance/block_diff.hpp"
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/profile.hpp"
+#include "profiles/kiln_v2/case_body.hpp"
 #include "profiles/kiln_v2/module.hpp"
 #include "kiln/conformance/run.hpp"
 #include "kiln/hex.hpp"
@@ -113,6 +114,10 @@ class KilnProfile final : public Profile {
   std::size_t payload_bytes(const Case& c) const override { return c.block ? c.block->size() : 0; }
   std::string scope_note(const protocol::Hello&) const override { return {}; }
   std::vector<std::string> check(const Case& c) const override { return check_kiln_case(c); }
+  void read_case_body(const YAML::Node& root, Case& c) const override { kiln_v2::read_case_body(root, c); }
+  void check_case_body(const YAML::Node& root, const Case& c) const override {
+    kiln_v2::check_block_can_exist(c, root);
+  }
   Exported export_case(const Case& c) const override {
     Exported exported{protocol::Json::object(), c.block, ".kiln"};
     protocol::Json& entry = exported.entry;
