@@ -5,6 +5,7 @@
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/run.hpp"
+#include "profiles/hurray_elements/case_body.hpp"
 #include "profiles/hurray_elements/finding_case.hpp"
 #include "profiles/hurray_elements/module.hpp"
 #include "kiln/hex.hpp"
@@ -190,6 +191,11 @@ class ElementsProfile final : public Profile {
   CaseYamlMembers case_yaml_members(const Case& c, std::string_view ops) const override {
     return hurray_elements::case_yaml_members(c, ops);
   }
+  void read_case_body(const YAML::Node& root, Case& c) const override {
+    hurray_elements::read_case_body(root, c);
+  }
+  // Nothing waits for the schema: read_case_body checks every form of cases/README.md.
+  void check_case_body(const YAML::Node&, const Case&) const override {}
 
   Exported export_case(const Case& c) const override {
     const ElementsCase& body = *c.elements;

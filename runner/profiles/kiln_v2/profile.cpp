@@ -5,6 +5,7 @@
 #include "kiln/conformance/block_diff.hpp"
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/profile.hpp"
+#include "profiles/kiln_v2/case_body.hpp"
 #include "profiles/kiln_v2/finding_case.hpp"
 #include "profiles/kiln_v2/module.hpp"
 #include "kiln/conformance/run.hpp"
@@ -118,6 +119,10 @@ class KilnProfile final : public Profile {
   const FamilyGenerators& family_generators() const override { return kiln_v2_family_generators(); }
   CaseYamlMembers case_yaml_members(const Case& c, std::string_view ops) const override {
     return kiln_v2::case_yaml_members(c, ops);
+  }
+  void read_case_body(const YAML::Node& root, Case& c) const override { kiln_v2::read_case_body(root, c); }
+  void check_case_body(const YAML::Node& root, const Case& c) const override {
+    kiln_v2::check_block_can_exist(c, root);
   }
   Exported export_case(const Case& c) const override {
     Exported exported{protocol::Json::object(), c.block, ".kiln"};

@@ -15,6 +15,10 @@
 #include "kiln/conformance/case.hpp"
 #include "kiln/protocol.hpp"
 
+namespace YAML {
+class Node;
+}
+
 namespace kiln::conformance {
 
 struct CaseResult;
@@ -83,6 +87,13 @@ class Profile {
   virtual const FamilyGenerators& family_generators() const = 0;
   // Its members of the case file's text; ops: the case's ops as `ops:` lists them.
   virtual CaseYamlMembers case_yaml_members(const Case& c, std::string_view ops) const = 0;
+
+  // The loader's seam (cases/case_loader.cpp): reads the case file's root
+  // mapping into c, whose origin and profile are set; throws the loader's
+  // error (cases/yaml_reading.hpp) at the first problem.
+  virtual void read_case_body(const YAML::Node& root, Case& c) const = 0;
+  // The profile's checks of the case that come after the schema's.
+  virtual void check_case_body(const YAML::Node& root, const Case& c) const = 0;
 };
 
 // Every profile, kiln-v2 first; a case's profile is one of these (the loader
