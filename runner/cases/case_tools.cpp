@@ -20,7 +20,6 @@
 
 #include "cases/case_tools_internal.hpp"
 #include "kiln/conformance/families.hpp"
-#include "kiln/conformance/materialize.hpp"
 #include "kiln/conformance/report.hpp"
 #include "kiln/conformance/safe_file.hpp"
 #include "kiln/conformance/sha256.hpp"
@@ -577,22 +576,16 @@ int cases_regen(const std::filesystem::path& root, std::ostream& out, std::ostre
   }
   if (report_empty_set(set, root, "regen", err)) return kExitUsage;
   // Materialise everything first so that one bad fault leaves every file untouched.
-  std::vector<std::pair<const Case*, Materialized>> results;
+  std::vector<std::pair<const Case*, std::optional<std::vector<std::uint8_t>>>> results;
   bool failed = false;
   for (const Case& c : set.cases) {
-    // A hurray-elements case states its own data and has no block: only its ops
-    // are regen's (its empty Kiln description would otherwise get a block).
-    if (c.elements) {
-      results.emplace_back(&c, Materialized{});
-      continue;
-    }
-    auto made = materialize(c);
+    auto made = profile_of(c).regen_block(c);
     if (auto* error = std::get_if<std::string>(&made)) {
       err << c.origin.describe() << ": " << c.id << ": " << *error << "\n";
       failed = true;
       continue;
     }
-    results.emplace_back(&c, std::get<Materialized>(std::move(made)));
+    results.emplace_back(&c, std::get<0>(std::move(made)));
   }
   if (failed) {
     err << "regen: nothing written\n";
@@ -607,7 +600,7 @@ int cases_regen(const std::filesystem::path& root, std::ostream& out, std::ostre
   };
   std::vector<Rewrite> rewrites;
   std::size_t refused = 0;
-  for (const auto& [c, made] : results) {
+  for (const auto& [c, block] : results) {
     const std::filesystem::path file = root.parent_path() / c->origin.file;
     std::string before, error;
     if (!read_whole_file(file, before, error)) {
@@ -615,7 +608,7 @@ int cases_regen(const std::filesystem::path& root, std::ostream& out, std::ostre
       ++refused;
       continue;
     }
-    auto after = rewrite_generated_keys(before, *c, made.block);
+    auto after = rewrite_generated_keys(before, *c, block);
     if (const auto* problem = std::get_if<CaseError>(&after)) {
       err << problem->describe() << "\n";
       ++refused;
@@ -658,33 +651,7 @@ int cases_check(const std::filesystem::path& root, std::ostream& out, std::ostre
     for (const auto& problem : problems)
       err << c.origin.file << ": " << c.id << ": " << problem << "\n";
   }
-  // How much of the suite isolation checks whole, and which cases it checks only
-  // in part and why (cases/README.md, "Isolation"), so that a run shows it.
-  std::size_t whole = 0, restored = 0;
-  std::vector<std::vector<std::string>> exempt(unwaivable_checks().size());
-  for (const Case& c : set.cases) {
-    if (c.expect.accept || !c.block) continue;
-    const IsolationResult isolation = check_isolation(c, *c.block);
-    if (!isolation.exempt) ++whole;
-    else if (isolation.restored) ++restored;
-    else
-      for (std::size_t k = 0; k < exempt.size(); ++k)
-        if (unwaivable_checks()[k].rule == *isolation.exempt) exempt[k].push_back(c.id);
-  }
-  out << "isolation: " << whole << " reject case(s) checked whole, " << restored
-      << " whole once their truncate faults are left out, and only up to an unwaivable check:";
-  for (std::size_t k = 0; k < exempt.size(); ++k)
-    out << (k ? ", " : " ") << exempt[k].size() << " at "
-        << rule_info(unwaivable_checks()[k].rule).id;
-  out << "\n";
-  for (std::size_t k = 0; k < exempt.size(); ++k) {
-    if (exempt[k].empty()) continue;
-    const UnwaivableCheck& check = unwaivable_checks()[k];
-    out << "  at " << rule_info(check.rule).id << ", " << check.part << " (" << check.reason
-        << "):";
-    for (std::size_t i = 0; i < exempt[k].size(); ++i) out << (i ? ", " : " ") << exempt[k][i];
-    out << "\n";
-  }
+  for (const Profile* profile : all_profiles()) profile->check_summary(set, out);
   const std::size_t family_failures = check_families(root, set, err);
   out << (set.cases.size() - std::min(failing, set.cases.size())) << " passed, "
       << failing + set.errors.size() + family_failures << " failed\n";

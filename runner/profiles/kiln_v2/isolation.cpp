@@ -3,6 +3,7 @@
 // reference's lenient decode.
 #include <algorithm>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <variant>
 #include <vector>
@@ -186,6 +187,36 @@ IsolationResult check_isolation(const Case& test_case, std::span<const std::uint
     }
   }
   return result;
+}
+
+void report_isolation_coverage(const CaseSet& set, std::ostream& out) {
+  // How much of the suite isolation checks whole, and which cases it checks only
+  // in part and why (cases/README.md, "Isolation"), so that a run shows it.
+  std::size_t whole = 0, restored = 0;
+  std::vector<std::vector<std::string>> exempt(unwaivable_checks().size());
+  for (const Case& c : set.cases) {
+    if (c.expect.accept || !c.block) continue;
+    const IsolationResult isolation = check_isolation(c, *c.block);
+    if (!isolation.exempt) ++whole;
+    else if (isolation.restored) ++restored;
+    else
+      for (std::size_t k = 0; k < exempt.size(); ++k)
+        if (unwaivable_checks()[k].rule == *isolation.exempt) exempt[k].push_back(c.id);
+  }
+  out << "isolation: " << whole << " reject case(s) checked whole, " << restored
+      << " whole once their truncate faults are left out, and only up to an unwaivable check:";
+  for (std::size_t k = 0; k < exempt.size(); ++k)
+    out << (k ? ", " : " ") << exempt[k].size() << " at "
+        << rule_info(unwaivable_checks()[k].rule).id;
+  out << "\n";
+  for (std::size_t k = 0; k < exempt.size(); ++k) {
+    if (exempt[k].empty()) continue;
+    const UnwaivableCheck& check = unwaivable_checks()[k];
+    out << "  at " << rule_info(check.rule).id << ", " << check.part << " (" << check.reason
+        << "):";
+    for (std::size_t i = 0; i < exempt[k].size(); ++i) out << (i ? ", " : " ") << exempt[k][i];
+    out << "\n";
+  }
 }
 
 }  // namespace kiln::conformance
