@@ -18,20 +18,15 @@
 #include <utility>
 #include <vector>
 
-#include "kiln/conformance/block_diff.hpp"
+#include "cases/case_tools_internal.hpp"
 #include "kiln/conformance/families.hpp"
-#include "kiln/conformance/materialize.hpp"
 #include "kiln/conformance/report.hpp"
 #include "kiln/conformance/safe_file.hpp"
 #include "kiln/conformance/sha256.hpp"
 #include "kiln/protocol.hpp"
-#include "kiln/decode.hpp"
-#include "kiln/encode.hpp"
-#include "kiln/first_difference.hpp"
 #include "kiln/hex.hpp"
 
 namespace kiln::conformance {
-namespace {
 
 std::string ops_text(const std::vector<Operation>& ops) {
   std::string text = "[";
@@ -41,6 +36,8 @@ std::string ops_text(const std::vector<Operation>& ops) {
   }
   return text + "]";
 }
+
+namespace {
 
 std::string errno_text(int code) { return code ? std::strerror(code) : "unknown error"; }
 
@@ -254,97 +251,6 @@ std::optional<std::string> rewrite_problem(const YAML::Node& before, const YAML:
   return std::nullopt;
 }
 
-std::string describe_outcome(const Error& error) { return error.describe(); }
-
-std::string expected_text(const Expectation& expect) {
-  if (expect.accept) return "accept";
-  return "reject " + std::string(to_string(*expect.error_class)) + " " +
-         std::string(rule_info(*expect.rule).id);
-}
-
-// Compares a reference error with a reject expectation; empty when they agree.
-std::optional<std::string> compare_reject(const Expectation& expect, const Error& error) {
-  if (expect.accept) return "expected accept, the reference reports " + describe_outcome(error);
-  if (error.rule != *expect.rule)
-    return "expected " + expected_text(expect) + ", the reference reports " + describe_outcome(error);
-  return std::nullopt;
-}
-
-// ---- isolation (cases/README.md, "Isolation") ----
-
-std::string rule_list(const std::vector<Rule>& rules) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < rules.size(); ++i) {
-    if (i) text += ", ";
-    text += rule_info(rules[i]).id;
-  }
-  return text + "]";
-}
-
-bool listed(const std::vector<Rule>& rules, Rule rule) {
-  return std::find(rules.begin(), rules.end(), rule) != rules.end();
-}
-
-const UnwaivableCheck* find_unwaivable(Rule rule) {
-  for (const UnwaivableCheck& check : unwaivable_checks())
-    if (check.rule == rule) return &check;
-  return nullptr;
-}
-
-// One lenient read after another: each rule the reference reports that the case
-// does not list is waived too and the block read again, so that one run names
-// every extra rule. It ends at acceptance, or at a check that waiving cannot pass
-// (the reported rule is waived already).
-struct Isolation {
-  std::vector<Rule> extra;            // broken beyond the listed rules, in the order found
-  std::optional<Error> first_extra;   // what the reference reported for extra[0]
-  std::optional<Error> stop;          // the unwaivable check the read ended at
-};
-
-Isolation isolate(std::span<const std::uint8_t> block, const std::vector<Rule>& broken) {
-  RuleSet waived;
-  for (Rule rule : broken) waived.add(rule);
-  Isolation result;
-  // Each round waives one more rule, so the loop ends within all_rules() rounds.
-  for (std::size_t round = 0; round <= all_rules().size(); ++round) {
-    auto decoded = decode(block, DecodeOptions{waived});
-    if (decoded) return result;
-    const Error& error = decoded.error();
-    if (waived.contains(error.rule)) {
-      result.stop = error;
-      return result;
-    }
-    if (result.extra.empty()) result.first_extra = error;
-    result.extra.push_back(error.rule);
-    waived.add(error.rule);
-  }
-  return result;
-}
-
-// The case's own block with its truncate faults left out: the bytes a truncation
-// case cut off, restored. nullopt when the case has no truncate fault.
-std::optional<std::vector<std::uint8_t>> untruncated_block(const Case& test_case) {
-  Case whole = test_case;
-  std::erase_if(whole.faults,
-                [](const Fault& fault) { return std::holds_alternative<Truncate>(fault); });
-  if (whole.faults.size() == test_case.faults.size()) return std::nullopt;
-  auto made = materialize(whole);
-  if (auto* result = std::get_if<Materialized>(&made)) return result->block;
-  return std::nullopt;
-}
-
-// The problems of one read of isolate(); what names the bytes read ("", or
-// " with its truncate faults left out").
-void report_extra(const Isolation& isolation, const std::vector<Rule>& broken,
-                  const std::string& what, std::vector<std::string>& problems) {
-  if (isolation.extra.empty()) return;
-  problems.push_back("isolation: breaks " + rule_list(isolation.extra) + " too" + what +
-                     ", which the case does not list: with only " + rule_list(broken) +
-                     " waived the reference reports " + isolation.first_extra->describe() +
-                     "; make the case break only its rule, or list a rule it breaks on purpose "
-                     "(check order) in also_breaks");
-}
-
 // A folder without a single case file is almost always a wrong --cases: say
 // so rather than pass with nothing checked.
 bool report_empty_set(const CaseSet& set, const std::filesystem::path& root, const char* command,
@@ -526,105 +432,6 @@ std::size_t check_families(const std::filesystem::path& root, const CaseSet& set
 
 }  // namespace
 
-std::span<const UnwaivableCheck> unwaivable_checks() noexcept {
-  // decode.hpp: "Checks that keep every read inside the input are never waived".
-  static constexpr UnwaivableCheck kChecks[] = {
-      {Rule::kFrameTruncated, "the whole rule",
-       "nothing can be read past the input's end, so a cut block is never read further"},
-      {Rule::kFrameHeapLength, "its bound: a heap segment that runs past heap_length",
-       "the segment's name and layout bytes would be read outside the heap"},
-      {Rule::kFramePayloadLength, "its bound: a payload that runs past payload_length",
-       "the payload would be read outside the payload region"},
-  };
-  return kChecks;
-}
-
-BrokenRules rules_broken_by(std::span<const std::uint8_t> block) {
-  const Isolation found = isolate(block, {});
-  return BrokenRules{found.extra, found.first_extra, found.stop};
-}
-
-std::vector<Rule> broken_rules(const Case& test_case) {
-  if (test_case.expect.accept) return {};
-  std::vector<Rule> broken{*test_case.expect.rule};
-  broken.insert(broken.end(), test_case.also_breaks.begin(), test_case.also_breaks.end());
-  return broken;
-}
-
-IsolationResult check_isolation(const Case& test_case, std::span<const std::uint8_t> block) {
-  IsolationResult result;
-  const std::vector<Rule> broken = broken_rules(test_case);
-  if (broken.empty()) return result;
-  const Isolation isolation = isolate(block, broken);
-  report_extra(isolation, broken, "", result.problems);
-
-  std::optional<std::vector<std::uint8_t>> whole;
-  if (isolation.stop && listed(broken, isolation.stop->rule)) {
-    const UnwaivableCheck* check = find_unwaivable(isolation.stop->rule);
-    if (!check) {
-      // A listed rule is waived, yet reported: the reference does not honour a waiver.
-      result.problems.push_back("isolation: with " + rule_list(broken) +
-                                " waived the reference still reports " +
-                                isolation.stop->describe() + ", which is not an unwaivable check");
-      return result;
-    }
-    result.exempt = check->rule;
-    // Cut bytes restored, a truncation case is checked whole after all.
-    if (check->rule == Rule::kFrameTruncated) whole = untruncated_block(test_case);
-    if (whole) {
-      report_extra(isolate(*whole, broken), broken, " with its truncate faults left out",
-                   result.problems);
-      result.restored = true;
-    }
-  }
-
-  // Each listed rule must be broken: with the other listed rules waived, the
-  // reference reports it, in the block or, where the read stops at the cut
-  // first, in the block with its truncate faults left out. With one rule listed
-  // that is the strict read, which check_case compares with expect already.
-  for (Rule rule : broken) {
-    if (broken.size() < 2) break;
-    RuleSet others;
-    for (Rule other : broken)
-      if (other != rule) others.add(other);
-    auto decoded = decode(block, DecodeOptions{others});
-    const bool cut_first = !decoded && decoded.error().rule == Rule::kFrameTruncated;
-    if (whole && cut_first && rule != Rule::kFrameTruncated)
-      decoded = decode(*whole, DecodeOptions{others});
-    // A check-order case whose faults make a listed bound (an unwaivable check)
-    // run past: the other listed rules sit in its description, so they are
-    // checked in the description's own block, faults left out.
-    if (!decoded && decoded.error().rule != rule && listed(broken, decoded.error().rule) &&
-        find_unwaivable(decoded.error().rule) && !test_case.faults.empty()) {
-      Case described = test_case;
-      described.faults.clear();
-      auto made = materialize(described);
-      if (auto* clean = std::get_if<Materialized>(&made); clean && clean->block) {
-        auto again = decode(*clean->block, DecodeOptions{others});
-        if (!again && again.error().rule == rule) continue;
-      }
-    }
-    const std::string what = (rule == *test_case.expect.rule ? "isolation: expect.rule is "
-                                                             : "isolation: also_breaks lists ") +
-                             std::string(rule_info(rule).id);
-    if (decoded) {
-      result.problems.push_back(what + ", but the case does not break it: with the other listed "
-                                       "rules waived the reference accepts the block");
-    } else if (decoded.error().rule == rule) {
-      continue;
-    } else if (listed(broken, decoded.error().rule)) {
-      result.problems.push_back(what + ", which cannot be checked: with the other listed rules "
-                                       "waived the reference stops first at " +
-                                decoded.error().describe());
-    } else if (isolation.extra.empty()) {
-      // An unlisted rule the isolation read did not meet: name it here.
-      result.problems.push_back(what + ", but with the other listed rules waived the reference "
-                                       "reports " + decoded.error().describe());
-    }
-  }
-  return result;
-}
-
 std::string block_hex_lines(const std::vector<std::uint8_t>& block, const std::string& indent) {
   constexpr std::size_t kBytesPerLine = 32;
   std::string text;
@@ -754,78 +561,6 @@ std::variant<std::string, CaseError> rewrite_generated_keys(
 
 std::vector<std::string> check_case(const Case& test_case) { return profile_of(test_case).check(test_case); }
 
-std::vector<std::string> check_kiln_case(const Case& test_case) {
-  std::vector<std::string> problems;
-  auto made = materialize(test_case);
-  if (auto* error = std::get_if<std::string>(&made)) {
-    problems.push_back(*error);
-    return problems;
-  }
-  const Materialized& materialized = std::get<Materialized>(made);
-
-  // A file regen has not written yet (no ops) gets its block from the loader,
-  // so that every tool can use it; the file itself still stores none.
-  const bool stored = test_case.block && !test_case.ops.empty();
-  if (materialized.block && !stored) {
-    problems.push_back("has no block; run `kiln-conformance cases regen`");
-  } else if (!materialized.block && test_case.block) {
-    problems.push_back("has a block, but its description cannot be placed: " +
-                       materialized.placement_error->describe());
-  } else if (materialized.block && *materialized.block != *test_case.block) {
-    // Named by field, the regenerated block being the one whose layout is right.
-    const auto difference = compare_bytes(*materialized.block, *test_case.block);
-    std::ostringstream message;
-    message << "stored block differs from the regenerated one at "
-            << (difference ? difference->summary()
-                           : "byte " + std::to_string(first_difference(*materialized.block,
-                                                                        *test_case.block)))
-            << " (regenerated first, stored second; stored " << test_case.block->size()
-            << " bytes, regenerated " << materialized.block->size() << ")";
-    problems.push_back(message.str());
-  }
-  Case regenerated = test_case;
-  regenerated.block = materialized.block;
-  if (test_case.ops != regenerated.derived_ops())
-    problems.push_back("ops is " + ops_text(test_case.ops) + ", derived is " +
-                       ops_text(regenerated.derived_ops()) + "; run `kiln-conformance cases regen`");
-
-  // The reference must give exactly the expected outcome, rule included.
-  if (materialized.block) {
-    auto decoded = decode(*materialized.block);
-    if (decoded) {
-      if (!test_case.expect.accept)
-        problems.push_back("expected " + expected_text(test_case.expect) +
-                           ", the reference accepts the block");
-      else if (decoded.value().to_description() != test_case.description)
-        problems.push_back("the reference accepts the block but decodes other tensors than the "
-                           "description");
-    } else if (auto mismatch = compare_reject(test_case.expect, decoded.error())) {
-      problems.push_back("decode: " + *mismatch);
-    }
-  }
-  // A reject case breaks its listed rules and nothing else; only when the
-  // reference reports its rule, so that one defect gives one message.
-  if (materialized.block && !test_case.expect.accept) {
-    auto decoded = decode(*materialized.block);
-    if (!decoded && decoded.error().rule == *test_case.expect.rule)
-      for (auto& problem : check_isolation(test_case, *materialized.block).problems)
-        problems.push_back(std::move(problem));
-  }
-  if (test_case.faults.empty()) {
-    auto encoded = encode(test_case.description);
-    if (encoded) {
-      if (!test_case.expect.accept)
-        problems.push_back("expected " + expected_text(test_case.expect) +
-                           ", the reference encoder accepts the description");
-      else if (!materialized.block || encoded.value() != *materialized.block)
-        problems.push_back("the reference encoder writes other bytes than the block");
-    } else if (auto mismatch = compare_reject(test_case.expect, encoded.error())) {
-      problems.push_back("encode: " + *mismatch);
-    }
-  }
-  return problems;
-}
-
 bool report_load_errors(const CaseSet& set, std::ostream& err) {
   for (const auto& error : set.errors) err << error.describe() << "\n";
   return set.errors.empty();
@@ -841,22 +576,16 @@ int cases_regen(const std::filesystem::path& root, std::ostream& out, std::ostre
   }
   if (report_empty_set(set, root, "regen", err)) return kExitUsage;
   // Materialise everything first so that one bad fault leaves every file untouched.
-  std::vector<std::pair<const Case*, Materialized>> results;
+  std::vector<std::pair<const Case*, std::optional<std::vector<std::uint8_t>>>> results;
   bool failed = false;
   for (const Case& c : set.cases) {
-    // A hurray-elements case states its own data and has no block: only its ops
-    // are regen's (its empty Kiln description would otherwise get a block).
-    if (c.elements) {
-      results.emplace_back(&c, Materialized{});
-      continue;
-    }
-    auto made = materialize(c);
+    auto made = profile_of(c).regen_block(c);
     if (auto* error = std::get_if<std::string>(&made)) {
       err << c.origin.describe() << ": " << c.id << ": " << *error << "\n";
       failed = true;
       continue;
     }
-    results.emplace_back(&c, std::get<Materialized>(std::move(made)));
+    results.emplace_back(&c, std::get<0>(std::move(made)));
   }
   if (failed) {
     err << "regen: nothing written\n";
@@ -871,7 +600,7 @@ int cases_regen(const std::filesystem::path& root, std::ostream& out, std::ostre
   };
   std::vector<Rewrite> rewrites;
   std::size_t refused = 0;
-  for (const auto& [c, made] : results) {
+  for (const auto& [c, block] : results) {
     const std::filesystem::path file = root.parent_path() / c->origin.file;
     std::string before, error;
     if (!read_whole_file(file, before, error)) {
@@ -879,7 +608,7 @@ int cases_regen(const std::filesystem::path& root, std::ostream& out, std::ostre
       ++refused;
       continue;
     }
-    auto after = rewrite_generated_keys(before, *c, made.block);
+    auto after = rewrite_generated_keys(before, *c, block);
     if (const auto* problem = std::get_if<CaseError>(&after)) {
       err << problem->describe() << "\n";
       ++refused;
@@ -922,33 +651,7 @@ int cases_check(const std::filesystem::path& root, std::ostream& out, std::ostre
     for (const auto& problem : problems)
       err << c.origin.file << ": " << c.id << ": " << problem << "\n";
   }
-  // How much of the suite isolation checks whole, and which cases it checks only
-  // in part and why (cases/README.md, "Isolation"), so that a run shows it.
-  std::size_t whole = 0, restored = 0;
-  std::vector<std::vector<std::string>> exempt(unwaivable_checks().size());
-  for (const Case& c : set.cases) {
-    if (c.expect.accept || !c.block) continue;
-    const IsolationResult isolation = check_isolation(c, *c.block);
-    if (!isolation.exempt) ++whole;
-    else if (isolation.restored) ++restored;
-    else
-      for (std::size_t k = 0; k < exempt.size(); ++k)
-        if (unwaivable_checks()[k].rule == *isolation.exempt) exempt[k].push_back(c.id);
-  }
-  out << "isolation: " << whole << " reject case(s) checked whole, " << restored
-      << " whole once their truncate faults are left out, and only up to an unwaivable check:";
-  for (std::size_t k = 0; k < exempt.size(); ++k)
-    out << (k ? ", " : " ") << exempt[k].size() << " at "
-        << rule_info(unwaivable_checks()[k].rule).id;
-  out << "\n";
-  for (std::size_t k = 0; k < exempt.size(); ++k) {
-    if (exempt[k].empty()) continue;
-    const UnwaivableCheck& check = unwaivable_checks()[k];
-    out << "  at " << rule_info(check.rule).id << ", " << check.part << " (" << check.reason
-        << "):";
-    for (std::size_t i = 0; i < exempt[k].size(); ++i) out << (i ? ", " : " ") << exempt[k][i];
-    out << "\n";
-  }
+  for (const Profile* profile : all_profiles()) profile->check_summary(set, out);
   const std::size_t family_failures = check_families(root, set, err);
   out << (set.cases.size() - std::min(failing, set.cases.size())) << " passed, "
       << failing + set.errors.size() + family_failures << " failed\n";

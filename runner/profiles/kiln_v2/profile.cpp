@@ -4,6 +4,7 @@
 
 #include "kiln/conformance/block_diff.hpp"
 #include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/materialize.hpp"
 #include "kiln/conformance/profile.hpp"
 #include "profiles/kiln_v2/case_body.hpp"
 #include "profiles/kiln_v2/finding_case.hpp"
@@ -116,6 +117,15 @@ class KilnProfile final : public Profile {
   std::size_t payload_bytes(const Case& c) const override { return c.block ? c.block->size() : 0; }
   std::string scope_note(const protocol::Hello&) const override { return {}; }
   std::vector<std::string> check(const Case& c) const override { return check_kiln_case(c); }
+  void check_summary(const CaseSet& set, std::ostream& out) const override {
+    report_isolation_coverage(set, out);
+  }
+  std::variant<std::optional<std::vector<std::uint8_t>>, std::string> regen_block(
+      const Case& c) const override {
+    auto made = materialize(c);
+    if (auto* error = std::get_if<std::string>(&made)) return std::move(*error);
+    return std::get<Materialized>(std::move(made)).block;
+  }
   const FamilyGenerators& family_generators() const override { return kiln_v2_family_generators(); }
   CaseYamlMembers case_yaml_members(const Case& c, std::string_view ops) const override {
     return kiln_v2::case_yaml_members(c, ops);

@@ -81,6 +81,10 @@ struct IsolationResult {
 // with them left out.
 IsolationResult check_isolation(const Case& test_case, std::span<const std::uint8_t> block);
 
+// `cases check`'s lines on isolation: how many reject cases it checks whole, and
+// which it checks only up to an unwaivable check, and why.
+void report_isolation_coverage(const CaseSet& set, std::ostream& out);
+
 // Every rule a block breaks, found as isolation finds them: the reference's
 // first rule, then with that one waived the next, and so on. Empty when the
 // reference accepts the block; stop is the unwaivable check the last read ended

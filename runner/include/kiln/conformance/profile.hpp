@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "kiln/conformance/case.hpp"
@@ -22,6 +24,7 @@ class Node;
 namespace kiln::conformance {
 
 struct CaseResult;
+struct CaseSet;
 struct FamilyGenerators;  // the sweep families' engine's own (runner/cases/family_engine.hpp)
 
 struct ProfileRule {
@@ -83,6 +86,13 @@ class Profile {
   virtual bool breaks_alone(const Case& c) const = 0;
   // `cases check`: every problem of a loaded case against the reference.
   virtual std::vector<std::string> check(const Case& c) const = 0;
+  // `cases check`: what the profile reports of the whole set after every case's
+  // problems (kiln-v2: how much of it isolation checks whole); may be nothing.
+  virtual void check_summary(const CaseSet& set, std::ostream& out) const = 0;
+  // `cases regen`: the block the case's file stores (nullopt: none), or why it
+  // cannot be made (a fault that cannot apply).
+  virtual std::variant<std::optional<std::vector<std::uint8_t>>, std::string> regen_block(
+      const Case& c) const = 0;
   // The generators a sweep family of the profile may name (families.hpp).
   virtual const FamilyGenerators& family_generators() const = 0;
   // Its members of the case file's text; ops: the case's ops as `ops:` lists them.
