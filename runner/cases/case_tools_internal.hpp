@@ -1,15 +1,26 @@
-// What the case tools (case_tools.cpp) share with the profiles' own case checks
-// (profiles/kiln_v2/case_checks.cpp), so that both write ops alike.
+// What the case tools (case_tools.cpp, sweep_families.cpp) share, and with the
+// profiles' own case checks (profiles/kiln_v2/case_checks.cpp).
 #pragma once
 
+#include <filesystem>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
 #include "kiln/conformance/case.hpp"
+#include "kiln/conformance/case_loader.hpp"
 
 namespace kiln::conformance {
 
 // Ops as a case file lists them: "[decode, encode]".
 std::string ops_text(const std::vector<Operation>& ops);
+
+// The whole of a case folder's file; false with error set when it cannot be read.
+bool read_whole_file(const std::filesystem::path& file, std::string& text, std::string& error);
+
+// The sweep families of root (sweep_families.cpp): regen writes their members
+// (an exit code, after saying what it did), check counts the problems it reports.
+int regen_families(const std::filesystem::path& root, std::ostream& out, std::ostream& err);
+std::size_t check_families(const std::filesystem::path& root, const CaseSet& set, std::ostream& err);
 
 }  // namespace kiln::conformance
