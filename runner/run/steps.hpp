@@ -46,6 +46,7 @@ class KeptText {
   std::size_t spent_ = 0;
 };
 
+// The adapter once it has said hello (or failed to).
 struct Session {
   std::unique_ptr<Driver> driver;
   std::optional<protocol::Hello> hello;
