@@ -471,44 +471,29 @@ std::string_view to_string(Operation operation) noexcept {
   return operation == Operation::kDecode ? "decode" : "encode";
 }
 
+Case::Case(const Case& other)
+    : id(other.id), summary(other.summary), source(other.source), level(other.level),
+      profile(other.profile), ops(other.ops), origin(other.origin), topic(other.topic),
+      body_(other.body_ ? other.body_->clone() : nullptr) {}
+
+Case& Case::operator=(const Case& other) {
+  if (this != &other) *this = Case(other);
+  return *this;
+}
+
 std::vector<Operation> Case::derived_ops() const {
-  std::vector<Operation> ops;
-  if (elements) {
-    // hurray-elements: decode the data; encode the elements (no mode: encode has none).
-    if (elements->data) ops.push_back(Operation::kDecode);
-    if (elements->elements && elements->decode_mode() != hurray::Mode::kPermissive)
-      ops.push_back(Operation::kEncode);
-    return ops;
-  }
-  // A case with faults has bytes no description encodes to: a decode test only,
-  // even before regen has written its block.
-  if (block || !faults.empty()) ops.push_back(Operation::kDecode);
-  if (faults.empty()) ops.push_back(Operation::kEncode);
-  return ops;
+  return body_ ? body_->derived_ops() : std::vector<Operation>{};
 }
 
 std::vector<std::string_view> Case::rule_ids() const {
-  std::vector<std::string_view> ids;
-  if (elements) {
-    for (hurray::Rule rule : elements->rules) ids.push_back(hurray::rule_info(rule).id);
-  } else {
-    for (Rule rule : rules) ids.push_back(rule_info(rule).id);
-  }
-  return ids;
+  return body_ ? body_->rule_ids() : std::vector<std::string_view>{};
 }
 
 std::optional<std::string_view> Case::expected_rule_id() const {
-  if (elements) {
-    if (!elements->rule) return std::nullopt;
-    return hurray::rule_info(*elements->rule).id;
-  }
-  if (!expect.rule) return std::nullopt;
-  return rule_info(*expect.rule).id;
+  return body_ ? body_->expected_rule_id() : std::nullopt;
 }
 
-bool Case::expects_reject() const {
-  return elements ? elements->result == ElementsCase::Result::kReject : !expect.accept;
-}
+bool Case::expects_reject() const { return body_ && body_->expects_reject(); }
 
 std::variant<Case, CaseError> load_case_file(const std::filesystem::path& file,
                                              const std::string& display_name,

@@ -23,8 +23,8 @@
 #include "kiln/conformance/report.hpp"
 #include "kiln/conformance/safe_file.hpp"
 #include "kiln/conformance/sha256.hpp"
-#include "kiln/protocol.hpp"
 #include "kiln/hex.hpp"
+#include "kiln/protocol.hpp"
 
 namespace kiln::conformance {
 namespace {
@@ -348,7 +348,7 @@ std::variant<std::string, CaseError> rewrite_generated_keys(
   }
 
   Case regenerated = test_case;
-  regenerated.block = block;
+  if (CaseBody* body = regenerated.body()) body->set_stored_block(block);
   const std::vector<Operation> ops = regenerated.derived_ops();
   std::string replacement[2];
   replacement[0] = "ops: " + ops_text(ops) + eol;

@@ -11,6 +11,7 @@
 
 #include "hurray_pipeline.hpp"
 #include "kiln/conformance/case_loader.hpp"
+#include "kiln/conformance/hurray_elements/case.hpp"
 #include "kiln/mutants.hpp"
 
 namespace kiln::mutants {
@@ -66,8 +67,9 @@ TEST(HurrayPipeline, WithNoHookAgreesWithTheReferenceOnEveryHurrayCase) {
   const HurrayHooks none;
   std::size_t compared = 0;
   for (const conformance::Case& c : set.cases) {
-    if (!c.elements) continue;
-    const conformance::ElementsCase& body = *c.elements;
+    const auto* found = c.body_as<conformance::ElementsCase>();
+    if (!found) continue;
+    const conformance::ElementsCase& body = *found;
     if (body.data) {
       const protocol::ElementsDecodeRequest request{c.id, body.tag, body.shape, body.decode_mode(),
                                                     *body.data};

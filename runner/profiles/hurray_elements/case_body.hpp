@@ -2,7 +2,7 @@
 // for its Profile's seam to the loader (profile.cpp).
 #pragma once
 
-#include "kiln/conformance/case.hpp"
+#include "kiln/conformance/hurray_elements/case.hpp"
 
 namespace YAML {
 class Node;

@@ -16,6 +16,7 @@
 #include "cases/family_engine.hpp"
 #include "kiln/conformance/case_text.hpp"
 #include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/hurray_elements/case.hpp"
 #include "kiln/hex.hpp"
 #include "kiln/protocol.hpp"
 

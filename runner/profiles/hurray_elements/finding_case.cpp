@@ -1,12 +1,13 @@
 // The hurray-elements parts of a fuzz finding's case (fuzz_case.hpp) and of
 // the case file's text (type, shape, mode, data, elements and expect).
-#include "profiles/hurray_elements/finding_case.hpp"
+#include "kiln/conformance/hurray_elements/finding_case.hpp"
 
 #include <span>
 #include <string_view>
 
 #include "cases/case_writer.hpp"
 #include "kiln/conformance/fuzz_case.hpp"
+#include "kiln/conformance/hurray_elements/case.hpp"
 #include "kiln/hex.hpp"
 #include "profiles/hurray_elements/module.hpp"
 
@@ -87,7 +88,7 @@ Case elements_finding_case(Operation op, const ElementsInput& input, const std::
                            const std::string& summary, const std::optional<std::string>& adapter_rule) {
   Case c = finding_base_case(id, summary);
   c.profile = std::string(hurray_elements::profile().name());
-  ElementsCase& body = c.elements.emplace();
+  ElementsCase& body = hurray_elements::set_body(c);
   body.type = hurray::type_by_tag(input.tag);
   body.tag = input.tag;
   body.shape = input.shape;
@@ -128,10 +129,11 @@ Case elements_finding_case(Operation op, const ElementsInput& input, const std::
 namespace hurray_elements {
 
 CaseYamlMembers case_yaml_members(const Case& c, std::string_view ops) {
+  auto& body = hurray_elements::body(c);
   CaseYamlMembers members;
-  members.rules = "rules: " + rule_list(c.elements->rules) + "\n";
-  if (!c.elements->also_breaks.empty()) members.rules += "also_breaks: " + rule_list(c.elements->also_breaks) + "\n";
-  members.body = hurray_yaml_body(*c.elements) + "ops: [" + std::string(ops) + "]\n";
+  members.rules = "rules: " + rule_list(body.rules) + "\n";
+  if (!body.also_breaks.empty()) members.rules += "also_breaks: " + rule_list(body.also_breaks) + "\n";
+  members.body = hurray_yaml_body(body) + "ops: [" + std::string(ops) + "]\n";
   return members;
 }
 

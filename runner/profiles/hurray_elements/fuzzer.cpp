@@ -18,14 +18,15 @@
 #include <utility>
 
 #include "fuzz/fuzz_engine.hpp"
-#include "profiles/hurray_elements/module.hpp"
 #include "kiln/adapter.hpp"
 #include "kiln/conformance/fuzz_case.hpp"
-#include "kiln/conformance/fuzz_minimize.hpp"
+#include "kiln/conformance/hurray_elements/case.hpp"
+#include "kiln/conformance/hurray_elements/minimize.hpp"
 #include "kiln/conformance/run.hpp"
 #include "kiln/conformance/sha256.hpp"
 #include "kiln/hex.hpp"
 #include "kiln/mutate/generate.hpp"
+#include "profiles/hurray_elements/module.hpp"
 
 namespace kiln::conformance::fuzzing {
 namespace {

@@ -1,5 +1,6 @@
 // The hurray-elements minimizer of a fuzz finding, and the cut of its data to S.
-#include "kiln/conformance/fuzz_minimize.hpp"
+#include "kiln/conformance/hurray_elements/case.hpp"
+#include "kiln/conformance/hurray_elements/minimize.hpp"
 
 #include <algorithm>
 #include <optional>

@@ -1,6 +1,7 @@
 // What profile hurray-elements gives the registry (profiles/registry.cpp).
 #pragma once
 
+#include "kiln/conformance/hurray_elements/case.hpp"
 #include "profiles/registry.hpp"
 
 namespace kiln::conformance::hurray_elements {

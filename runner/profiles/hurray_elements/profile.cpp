@@ -3,13 +3,14 @@
 #include <algorithm>
 
 #include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/hurray_elements/case.hpp"
+#include "kiln/conformance/hurray_elements/finding_case.hpp"
 #include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/run.hpp"
-#include "profiles/hurray_elements/case_body.hpp"
-#include "profiles/hurray_elements/finding_case.hpp"
-#include "profiles/hurray_elements/module.hpp"
 #include "kiln/hex.hpp"
+#include "profiles/hurray_elements/case_body.hpp"
 #include "profiles/hurray_elements/families.hpp"
+#include "profiles/hurray_elements/module.hpp"
 
 namespace kiln::conformance {
 namespace elements {
@@ -84,8 +85,9 @@ class ElementsProfile final : public Profile {
   std::span<const ProfileRule> rules() const override { return rules_; }
 
   std::optional<std::string> unjudgeable(const Case& c, Operation op) const override {
-    if (!c.elements) return "it has no hurray-elements body";
-    const ElementsCase& body = *c.elements;
+    const ElementsCase* found = c.body_as<ElementsCase>();
+    if (!found) return "it has no hurray-elements body";
+    const ElementsCase& body = *found;
     if (op == Operation::kDecode && !body.data) return "it has no data, which decode needs";
     if (op == Operation::kEncode && !body.elements) return "it has no elements, which encode needs";
     if (body.result == Result::kAccept && (!body.data || !body.elements))
@@ -96,19 +98,21 @@ class ElementsProfile final : public Profile {
 
   std::optional<std::string> out_of_scope(const Case& c, Operation op,
                                           const protocol::Hello* hello) const override {
-    if (!c.elements || op != Operation::kEncode || !hello) return std::nullopt;
-    if (!elements::tier2_unsupported(*c.elements, protocol::tier2_set(*hello))) return std::nullopt;
-    return "Tier 2 type " + std::string(c.elements->type->name) +
+    const ElementsCase* body = c.body_as<ElementsCase>();
+    if (!body || op != Operation::kEncode || !hello) return std::nullopt;
+    if (!elements::tier2_unsupported(*body, protocol::tier2_set(*hello))) return std::nullopt;
+    return "Tier 2 type " + std::string(body->type->name) +
            " is not in the adapter's hurray_tier2: its encode is not sent (HURRAY.md 2)";
   }
 
   std::string expectation_text(const Case& c, Operation op, const protocol::Hello* hello) const override {
-    if (op == Operation::kEncode) return expected_text(expected_encode(*c.elements), op);
-    return expected_text(elements::expected_decode(*c.elements, tier2_of(hello)), op);
+    const ElementsCase& body = hurray_elements::body(c);
+    if (op == Operation::kEncode) return expected_text(expected_encode(body), op);
+    return expected_text(elements::expected_decode(body, tier2_of(hello)), op);
   }
 
   protocol::Request request(const Case& c, Operation op) const override {
-    const ElementsCase& body = *c.elements;
+    const ElementsCase& body = hurray_elements::body(c);
     if (op == Operation::kDecode)
       return protocol::ElementsDecodeRequest{c.id, body.tag, body.shape, body.decode_mode(), *body.data};
     return protocol::ElementsEncodeRequest{c.id, body.tag, body.shape, *body.elements};
@@ -116,7 +120,7 @@ class ElementsProfile final : public Profile {
 
   void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseResult& result,
              const protocol::Hello* hello) const override {
-    const ElementsCase& body = *c.elements;
+    const ElementsCase& body = hurray_elements::body(c);
     const elements::Expected expected =
         op == Operation::kDecode ? elements::expected_decode(body, tier2_of(hello)) : expected_encode(body);
     const auto* reject = std::get_if<protocol::ElementsReject>(&outcome);
@@ -172,7 +176,7 @@ class ElementsProfile final : public Profile {
   }
 
   std::size_t payload_bytes(const Case& c) const override {
-    const ElementsCase& body = *c.elements;
+    const ElementsCase& body = hurray_elements::body(c);
     // An accepted decode comes back as elements: up to 32 hex digits and quotes each.
     const std::size_t listed = body.elements ? body.elements->size() * 20 : 0;
     return std::max(body.data ? body.data->size() : 0, listed);
@@ -204,7 +208,7 @@ class ElementsProfile final : public Profile {
   void check_case_body(const YAML::Node&, const Case&) const override {}
 
   Exported export_case(const Case& c) const override {
-    const ElementsCase& body = *c.elements;
+    const ElementsCase& body = hurray_elements::body(c);
     Exported exported{protocol::Json::object(), body.data, ".data"};
     protocol::Json& entry = exported.entry;
     entry["profile"] = c.profile;
@@ -229,12 +233,12 @@ class ElementsProfile final : public Profile {
   }
 
   bool breaks_alone(const Case& c) const override {
-    const ElementsCase& body = *c.elements;
+    const ElementsCase& body = hurray_elements::body(c);
     return body.result == Result::kReject && body.also_breaks.empty() && isolation_problems(c).empty();
   }
 
   std::string identity(const Case& c) const override {
-    const ElementsCase& body = *c.elements;
+    const ElementsCase& body = hurray_elements::body(c);
     std::string text = "hurray-elements tag " + std::to_string(body.tag) + " shape";
     for (std::uint64_t dimension : body.shape) text += " " + std::to_string(dimension);
     text += " mode " + std::string(hurray::to_string(body.decode_mode())) + " " + case_outcome(body) + "\n";
@@ -273,7 +277,7 @@ std::string ops_list(const std::vector<Operation>& ops) {
 // what the case lists: a reject case breaks exactly expect.rule and also_breaks
 // (cases/README.md, "Isolation"); any other case breaks none.
 std::vector<std::string> isolation_problems(const Case& c) {
-  const ElementsCase& body = *c.elements;
+  const ElementsCase& body = hurray_elements::body(c);
   std::vector<std::string> problems;
   std::vector<hurray::Rule> listed;
   if (body.result == Result::kReject) {
@@ -299,7 +303,7 @@ std::vector<std::string> isolation_problems(const Case& c) {
 
 std::vector<std::string> ElementsProfile::check(const Case& c) const {
   std::vector<std::string> problems = isolation_problems(c);
-  const ElementsCase& body = *c.elements;
+  const ElementsCase& body = hurray_elements::body(c);
   if (c.ops != c.derived_ops())
     problems.push_back("ops is " + ops_list(c.ops) + ", derived " + ops_list(c.derived_ops()) + " (run cases regen)");
   if (body.data) {

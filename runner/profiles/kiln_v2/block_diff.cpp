@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "kiln/conformance/kiln_v2/case.hpp"
 #include "kiln/endian.hpp"
 #include "kiln/first_difference.hpp"
 #include "kiln/layout.hpp"

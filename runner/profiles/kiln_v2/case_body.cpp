@@ -8,7 +8,8 @@
 #include "cases/yaml_reading.hpp"
 #include "kiln/builder.hpp"
 #include "kiln/conformance/case_loader.hpp"
-#include "kiln/conformance/materialize.hpp"
+#include "kiln/conformance/kiln_v2/case.hpp"
+#include "kiln/conformance/kiln_v2/materialize.hpp"
 #include "kiln/conformance/short_match.hpp"
 #include "kiln/conformance/values.hpp"
 #include "kiln/dtype.hpp"
@@ -208,18 +209,19 @@ Expectation expect_node(const YAML::Node& node) {
 // "Isolation"): each listed in rules too, so that coverage and rules stay the
 // one list of what the case exercises.
 std::vector<Rule> also_breaks_node(const YAML::Node& node, const Case& c) {
-  if (c.expect.accept)
+  auto& body = kiln_v2::body(c);
+  if (body.expect.accept)
     invalid(node, "an accept case breaks no rule: also_breaks is for reject cases");
   if (!node.IsSequence() || node.size() == 0) invalid(node, "also_breaks is a non-empty sequence");
   std::vector<Rule> also;
   for (const auto& item : node) {
     const Rule rule = rule_scalar(item);
     const std::string id(rule_info(rule).id);
-    if (rule == *c.expect.rule)
+    if (rule == *body.expect.rule)
       invalid(item, "also_breaks lists expect.rule " + id + ": it names only the other rules");
     if (std::find(also.begin(), also.end(), rule) != also.end())
       invalid(item, "rule " + id + " is listed twice");
-    if (std::find(c.rules.begin(), c.rules.end(), rule) == c.rules.end())
+    if (std::find(body.rules.begin(), body.rules.end(), rule) == body.rules.end())
       invalid(item, "also_breaks lists " + id + ", which rules does not list");
     also.push_back(rule);
   }
@@ -229,6 +231,7 @@ std::vector<Rule> also_breaks_node(const YAML::Node& node, const Case& c) {
 }  // namespace
 
 void read_case_body(const YAML::Node& root, Case& c) {
+  KilnCase& body = kiln_v2::set_body(c);
   check_keys(root,
              {"id", "summary", "rules", "also_breaks", "source", "level", "profile", "tensors",
               "faults", "expect", "ops", "block"},
@@ -242,17 +245,17 @@ void read_case_body(const YAML::Node& root, Case& c) {
   if (!rules.IsSequence() || rules.size() == 0) invalid(rules, "rules is a non-empty sequence");
   for (const auto& rule_node : rules) {
     const Rule rule = rule_scalar(rule_node);
-    if (std::find(c.rules.begin(), c.rules.end(), rule) != c.rules.end())
+    if (std::find(body.rules.begin(), body.rules.end(), rule) != body.rules.end())
       invalid(rule_node, "rule " + std::string(rule_info(rule).id) + " is listed twice");
-    c.rules.push_back(rule);
+    body.rules.push_back(rule);
   }
   const YAML::Node tensors = required(root, "tensors", "the case");
   if (!tensors.IsSequence()) invalid(tensors, "tensors is a sequence");
   // rank/fill shapes and typed values expand: bound what a file describes.
   std::uint64_t described_bytes = 0;
   for (std::size_t i = 0; i < tensors.size(); ++i) {
-    c.description.tensors.push_back(tensor_node(tensors[i], i));
-    const auto& tensor = c.description.tensors.back();
+    body.description.tensors.push_back(tensor_node(tensors[i], i));
+    const auto& tensor = body.description.tensors.back();
     described_bytes += tensor.payload.size() + 8 * tensor.shape.size() + tensor.name.size() +
                        tensor.layout.size();
     if (described_bytes > kMaxDescriptionBytes)
@@ -262,28 +265,29 @@ void read_case_body(const YAML::Node& root, Case& c) {
   if (const YAML::Node faults = root["faults"]) {
     if (!faults.IsSequence() || faults.size() == 0) invalid(faults, "faults is a non-empty sequence");
     for (const auto& fault : faults)
-      c.faults.push_back(fault_node(fault, c.description.tensors.size()));
+      body.faults.push_back(fault_node(fault, body.description.tensors.size()));
   }
-  c.expect = expect_node(required(root, "expect", "the case"));
-  if (c.expect.accept && !c.faults.empty())
+  body.expect = expect_node(required(root, "expect", "the case"));
+  if (body.expect.accept && !body.faults.empty())
     invalid(root["faults"], "an accepted case has no faults: its block is its description");
-  if (c.expect.rule &&
-      std::find(c.rules.begin(), c.rules.end(), *c.expect.rule) == c.rules.end())
-    invalid(rules, "rules must list expect.rule " + std::string(rule_info(*c.expect.rule).id));
-  if (const YAML::Node also = root["also_breaks"]) c.also_breaks = also_breaks_node(also, c);
+  if (body.expect.rule &&
+      std::find(body.rules.begin(), body.rules.end(), *body.expect.rule) == body.rules.end())
+    invalid(rules, "rules must list expect.rule " + std::string(rule_info(*body.expect.rule).id));
+  if (const YAML::Node also = root["also_breaks"]) body.also_breaks = also_breaks_node(also, c);
   if (const YAML::Node ops = root["ops"]) c.ops = ops_node(ops);
-  if (const YAML::Node block = root["block"]) c.block = hex_scalar(block, "block", HexForm::kLines);
+  if (const YAML::Node block = root["block"]) body.block = hex_scalar(block, "block", HexForm::kLines);
 }
 
 // A case without a block (cases/README.md, "block"). An accept case and a case
 // with faults are decode tests: a description that cannot be placed gives them
 // no block, ever. One that can be placed awaits regen, and `cases check` says so.
 void check_block_can_exist(const Case& c, const YAML::Node& root) {
-  if (c.block || (!c.expect.accept && c.faults.empty())) return;
-  auto placed = place(c.description);
+  auto& body = kiln_v2::body(c);
+  if (body.block || (!body.expect.accept && body.faults.empty())) return;
+  auto placed = place(body.description);
   if (placed) return;
   const std::string why = " (" + placed.error().describe() + ")";
-  if (c.expect.accept)
+  if (body.expect.accept)
     invalid(root["expect"]["result"],
             "an accept case must have a block, and its description cannot be placed in one" + why);
   invalid(root["faults"], "a case with faults is a decode test and must have a block, and its "

@@ -2,7 +2,7 @@
 // for its Profile's seam to the loader (profile.cpp).
 #pragma once
 
-#include "kiln/conformance/case.hpp"
+#include "kiln/conformance/kiln_v2/case.hpp"
 
 namespace YAML {
 class Node;

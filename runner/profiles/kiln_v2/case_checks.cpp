@@ -11,7 +11,9 @@
 #include "cases/case_tools_internal.hpp"
 #include "kiln/conformance/block_diff.hpp"
 #include "kiln/conformance/case_tools.hpp"
-#include "kiln/conformance/materialize.hpp"
+#include "kiln/conformance/kiln_v2/case.hpp"
+#include "kiln/conformance/kiln_v2/isolation.hpp"
+#include "kiln/conformance/kiln_v2/materialize.hpp"
 #include "kiln/decode.hpp"
 #include "kiln/encode.hpp"
 #include "kiln/first_difference.hpp"
@@ -38,6 +40,7 @@ std::optional<std::string> compare_reject(const Expectation& expect, const Error
 }  // namespace
 
 std::vector<std::string> check_kiln_case(const Case& test_case) {
+  const KilnCase& body = kiln_v2::body(test_case);
   std::vector<std::string> problems;
   auto made = materialize(test_case);
   if (auto* error = std::get_if<std::string>(&made)) {
@@ -48,26 +51,26 @@ std::vector<std::string> check_kiln_case(const Case& test_case) {
 
   // A file regen has not written yet (no ops) gets its block from the loader,
   // so that every tool can use it; the file itself still stores none.
-  const bool stored = test_case.block && !test_case.ops.empty();
+  const bool stored = body.block && !test_case.ops.empty();
   if (materialized.block && !stored) {
     problems.push_back("has no block; run `kiln-conformance cases regen`");
-  } else if (!materialized.block && test_case.block) {
+  } else if (!materialized.block && body.block) {
     problems.push_back("has a block, but its description cannot be placed: " +
                        materialized.placement_error->describe());
-  } else if (materialized.block && *materialized.block != *test_case.block) {
+  } else if (materialized.block && *materialized.block != *body.block) {
     // Named by field, the regenerated block being the one whose layout is right.
-    const auto difference = compare_bytes(*materialized.block, *test_case.block);
+    const auto difference = compare_bytes(*materialized.block, *body.block);
     std::ostringstream message;
     message << "stored block differs from the regenerated one at "
             << (difference ? difference->summary()
                            : "byte " + std::to_string(first_difference(*materialized.block,
-                                                                        *test_case.block)))
-            << " (regenerated first, stored second; stored " << test_case.block->size()
+                                                                        *body.block)))
+            << " (regenerated first, stored second; stored " << body.block->size()
             << " bytes, regenerated " << materialized.block->size() << ")";
     problems.push_back(message.str());
   }
   Case regenerated = test_case;
-  regenerated.block = materialized.block;
+  kiln_v2::body(regenerated).block = materialized.block;
   if (test_case.ops != regenerated.derived_ops())
     problems.push_back("ops is " + ops_text(test_case.ops) + ", derived is " +
                        ops_text(regenerated.derived_ops()) + "; run `kiln-conformance cases regen`");
@@ -76,33 +79,33 @@ std::vector<std::string> check_kiln_case(const Case& test_case) {
   if (materialized.block) {
     auto decoded = decode(*materialized.block);
     if (decoded) {
-      if (!test_case.expect.accept)
-        problems.push_back("expected " + expected_text(test_case.expect) +
+      if (!body.expect.accept)
+        problems.push_back("expected " + expected_text(body.expect) +
                            ", the reference accepts the block");
-      else if (decoded.value().to_description() != test_case.description)
+      else if (decoded.value().to_description() != body.description)
         problems.push_back("the reference accepts the block but decodes other tensors than the "
                            "description");
-    } else if (auto mismatch = compare_reject(test_case.expect, decoded.error())) {
+    } else if (auto mismatch = compare_reject(body.expect, decoded.error())) {
       problems.push_back("decode: " + *mismatch);
     }
   }
   // A reject case breaks its listed rules and nothing else; only when the
   // reference reports its rule, so that one defect gives one message.
-  if (materialized.block && !test_case.expect.accept) {
+  if (materialized.block && !body.expect.accept) {
     auto decoded = decode(*materialized.block);
-    if (!decoded && decoded.error().rule == *test_case.expect.rule)
+    if (!decoded && decoded.error().rule == *body.expect.rule)
       for (auto& problem : check_isolation(test_case, *materialized.block).problems)
         problems.push_back(std::move(problem));
   }
-  if (test_case.faults.empty()) {
-    auto encoded = encode(test_case.description);
+  if (body.faults.empty()) {
+    auto encoded = encode(body.description);
     if (encoded) {
-      if (!test_case.expect.accept)
-        problems.push_back("expected " + expected_text(test_case.expect) +
+      if (!body.expect.accept)
+        problems.push_back("expected " + expected_text(body.expect) +
                            ", the reference encoder accepts the description");
       else if (!materialized.block || encoded.value() != *materialized.block)
         problems.push_back("the reference encoder writes other bytes than the block");
-    } else if (auto mismatch = compare_reject(test_case.expect, encoded.error())) {
+    } else if (auto mismatch = compare_reject(body.expect, encoded.error())) {
       problems.push_back("encode: " + *mismatch);
     }
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cases/family_engine.hpp"
+#include "kiln/conformance/kiln_v2/case.hpp"
 #include "kiln/rules.hpp"
 
 namespace kiln::conformance::kiln_v2_families {

@@ -1,6 +1,6 @@
 // The kiln-v2 parts of a fuzz finding's case (fuzz_case.hpp) and of the case
 // file's text (the tensors, faults, expect and block members).
-#include "profiles/kiln_v2/finding_case.hpp"
+#include "kiln/conformance/kiln_v2/finding_case.hpp"
 
 #include <algorithm>
 #include <string_view>
@@ -12,6 +12,8 @@
 #include "kiln/conformance/case_text.hpp"
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/fuzz_case.hpp"
+#include "kiln/conformance/kiln_v2/case.hpp"
+#include "kiln/conformance/kiln_v2/isolation.hpp"
 #include "kiln/decode.hpp"
 #include "kiln/dtype.hpp"
 #include "kiln/hex.hpp"
@@ -40,9 +42,10 @@ std::vector<Rule> further_broken_rules(std::span<const std::uint8_t> block, Rule
 }
 
 void expect_reject(Case& c, const protocol::Reject& reject) {
-  c.expect.accept = false;
-  c.expect.error_class = reject.error_class;
-  c.expect.rule = reject.rule ? rule_from_id(*reject.rule) : std::nullopt;
+  auto& body = kiln_v2::body(c);
+  body.expect.accept = false;
+  body.expect.error_class = reject.error_class;
+  body.expect.rule = reject.rule ? rule_from_id(*reject.rule) : std::nullopt;
 }
 
 // rules and also_breaks of a reject case with an optional block. restored: the
@@ -50,15 +53,16 @@ void expect_reject(Case& c, const protocol::Reject& reject) {
 // read of the block stops at its cut (cases/README.md, "Exemptions").
 void name_broken_rules(Case& c, const std::optional<std::vector<std::uint8_t>>& block,
                        const std::optional<std::vector<std::uint8_t>>& restored = std::nullopt) {
-  if (!c.expect.rule) return;
-  c.rules = {*c.expect.rule};
-  if (block) c.also_breaks = further_broken_rules(*block, *c.expect.rule);
+  auto& body = kiln_v2::body(c);
+  if (!body.expect.rule) return;
+  body.rules = {*body.expect.rule};
+  if (block) body.also_breaks = further_broken_rules(*block, *body.expect.rule);
   if (restored)
-    for (Rule rule : further_broken_rules(*restored, *c.expect.rule))
-      if (std::find(c.also_breaks.begin(), c.also_breaks.end(), rule) == c.also_breaks.end() &&
+    for (Rule rule : further_broken_rules(*restored, *body.expect.rule))
+      if (std::find(body.also_breaks.begin(), body.also_breaks.end(), rule) == body.also_breaks.end() &&
           rule != Rule::kFrameTruncated)
-        c.also_breaks.push_back(rule);
-  for (Rule rule : c.also_breaks) c.rules.push_back(rule);
+        body.also_breaks.push_back(rule);
+  for (Rule rule : body.also_breaks) body.rules.push_back(rule);
 }
 
 // An accept case's rules: the one the adapter cited wrongly, else the rule
@@ -83,27 +87,28 @@ Case decode_finding_case(std::span<const std::uint8_t> block, const protocol::Ou
                          const std::string& id, const std::string& summary,
                          const std::optional<std::string>& adapter_rule) {
   Case c = finding_base_case(id, summary);
-  c.block = std::vector<std::uint8_t>(block.begin(), block.end());
+  KilnCase& body = kiln_v2::set_body(c);
+  body.block = std::vector<std::uint8_t>(block.begin(), block.end());
   if (const auto* accept = std::get_if<protocol::Accept>(&reference)) {
-    c.description = accept->description;
-    c.rules = accept_rules(c.description, adapter_rule);
+    body.description = accept->description;
+    body.rules = accept_rules(body.description, adapter_rule);
   } else if (const auto* reject = std::get_if<protocol::Reject>(&reference)) {
     expect_reject(c, *reject);
     const std::size_t head = std::min(block.size(), kEmptyBlockBytes);
     if (head > 0)
-      c.faults.push_back(Overwrite{Anchor{"0"}, std::vector<std::uint8_t>(block.begin(),
+      body.faults.push_back(Overwrite{Anchor{"0"}, std::vector<std::uint8_t>(block.begin(),
                                                                           block.begin() + head)});
     std::optional<std::vector<std::uint8_t>> restored;
     if (block.size() > kEmptyBlockBytes) {
-      c.faults.push_back(Append{std::vector<std::uint8_t>(block.begin() + head, block.end())});
+      body.faults.push_back(Append{std::vector<std::uint8_t>(block.begin() + head, block.end())});
     } else if (block.size() < kEmptyBlockBytes) {
-      c.faults.push_back(Truncate{Anchor{std::to_string(block.size())}});
+      body.faults.push_back(Truncate{Anchor{std::to_string(block.size())}});
       // The empty block with these bytes over its start: what isolation reads
       // when the cut stops its read of the block.
       restored = build(BlockDescription{}).value().bytes;
       std::copy(block.begin(), block.end(), restored->begin());
     }
-    name_broken_rules(c, c.block, restored);
+    name_broken_rules(c, body.block, restored);
   }
   c.ops = c.derived_ops();
   return c;
@@ -113,14 +118,15 @@ Case encode_finding_case(const BlockDescription& description, const protocol::Ou
                          const std::string& id, const std::string& summary,
                          const std::optional<std::string>& adapter_rule) {
   Case c = finding_base_case(id, summary);
-  c.description = description;
+  KilnCase& body = kiln_v2::set_body(c);
+  body.description = description;
   if (const auto* encoded = std::get_if<protocol::EncodedBlock>(&reference)) {
-    c.block = encoded->bytes;
-    c.rules = accept_rules(description, adapter_rule);
+    body.block = encoded->bytes;
+    body.rules = accept_rules(description, adapter_rule);
   } else if (const auto* reject = std::get_if<protocol::Reject>(&reference)) {
     expect_reject(c, *reject);
-    if (auto built = build(description)) c.block = std::move(built.value().bytes);
-    name_broken_rules(c, c.block);
+    if (auto built = build(description)) body.block = std::move(built.value().bytes);
+    name_broken_rules(c, body.block);
   }
   c.ops = c.derived_ops();
   return c;
@@ -129,13 +135,14 @@ Case encode_finding_case(const BlockDescription& description, const protocol::Ou
 namespace kiln_v2 {
 
 CaseYamlMembers case_yaml_members(const Case& c, std::string_view ops) {
+  auto& body = kiln_v2::body(c);
   CaseYamlMembers members;
-  members.rules = "rules: " + rule_list(c.rules) + "\n";
-  if (!c.also_breaks.empty()) members.rules += "also_breaks: " + rule_list(c.also_breaks) + "\n";
+  members.rules = "rules: " + rule_list(body.rules) + "\n";
+  if (!body.also_breaks.empty()) members.rules += "also_breaks: " + rule_list(body.also_breaks) + "\n";
   std::string& out = members.body;
-  if (c.description.tensors.empty()) out += "tensors: []\n";
+  if (body.description.tensors.empty()) out += "tensors: []\n";
   else out += "tensors:\n";
-  for (const TensorDescription& tensor : c.description.tensors) {
+  for (const TensorDescription& tensor : body.description.tensors) {
     out += "  - " + text_key("name", tensor.name) + "\n";
     const DtypeInfo* info = find_dtype(tensor.dtype);
     out += "    dtype: " + (info ? std::string(info->name) : std::to_string(tensor.dtype)) + "\n";
@@ -146,8 +153,8 @@ CaseYamlMembers case_yaml_members(const Case& c, std::string_view ops) {
     if (tensor.block_size != 0) out += "    block_size: " + std::to_string(tensor.block_size) + "\n";
     out += "    payload: \"" + to_hex(tensor.payload) + "\"\n";
   }
-  if (!c.faults.empty()) out += "faults:\n";
-  for (const Fault& fault : c.faults) {
+  if (!body.faults.empty()) out += "faults:\n";
+  for (const Fault& fault : body.faults) {
     if (const auto* overwrite = std::get_if<Overwrite>(&fault))
       out += "  - {overwrite: " + overwrite->at.text + ", bytes: \"" + to_hex(overwrite->bytes) + "\"}\n";
     else if (const auto* append = std::get_if<Append>(&fault))
@@ -159,15 +166,15 @@ CaseYamlMembers case_yaml_members(const Case& c, std::string_view ops) {
              "." + set->field + "\", value: " + std::to_string(set->value) + "}\n";
   }
   out += "expect:\n";
-  if (c.expect.accept) {
+  if (body.expect.accept) {
     out += "  result: accept\n";
   } else {
     out += "  result: reject\n";
-    out += "  class: " + std::string(to_string(*c.expect.error_class)) + "\n";
-    if (c.expect.rule) out += "  rule: " + std::string(rule_info(*c.expect.rule).id) + "\n";
+    out += "  class: " + std::string(to_string(*body.expect.error_class)) + "\n";
+    if (body.expect.rule) out += "  rule: " + std::string(rule_info(*body.expect.rule).id) + "\n";
   }
   out += "ops: [" + std::string(ops) + "]\n";
-  if (c.block) out += "block: |\n" + block_hex_lines(*c.block, "  ");
+  if (body.block) out += "block: |\n" + block_hex_lines(*body.block, "  ");
   return members;
 }
 

@@ -15,7 +15,10 @@
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/driver.hpp"
 #include "kiln/conformance/fuzz_case.hpp"
-#include "kiln/conformance/fuzz_minimize.hpp"
+#include "kiln/conformance/kiln_v2/case.hpp"
+#include "kiln/conformance/kiln_v2/finding_case.hpp"
+#include "kiln/conformance/kiln_v2/isolation.hpp"
+#include "kiln/conformance/kiln_v2/minimize.hpp"
 #include "kiln/conformance/run.hpp"
 #include "kiln/conformance/sha256.hpp"
 #include "kiln/mutate/generate.hpp"
@@ -115,9 +118,10 @@ class Fuzzer final : public fuzzing::FuzzerBase {
 
   void seed_from(const CaseSet& set) {
     for (const Case& c : set.cases) {
-      if (c.profile != options_.profile) continue;
-      if (c.block && c.block->size() <= kMaxFuzzInputBytes) keep_block(*c.block);
-      if (description_bytes(c.description) <= kMaxFuzzInputBytes) keep_description(c.description);
+      const KilnCase* body = c.body_as<KilnCase>();  // the set holds other profiles' cases too
+      if (!body) continue;
+      if (body->block && body->block->size() <= kMaxFuzzInputBytes) keep_block(*body->block);
+      if (description_bytes(body->description) <= kMaxFuzzInputBytes) keep_description(body->description);
     }
     if (blocks_.empty()) keep_block(build(BlockDescription{}).value().bytes);
     if (descriptions_.empty()) keep_description(BlockDescription{});
@@ -132,12 +136,13 @@ class Fuzzer final : public fuzzing::FuzzerBase {
     const auto& description = std::get<protocol::EncodeRequest>(request).description;
     const protocol::Outcome reference = reference_.encode(description);
     Case expected;
-    expected.description = description;
+    KilnCase& body = kiln_v2::set_body(expected);
+    body.description = description;
     if (const auto* encoded = std::get_if<protocol::EncodedBlock>(&reference)) {
-      expected.block = encoded->bytes;
+      body.block = encoded->bytes;
     } else if (const auto* reject = std::get_if<protocol::Reject>(&reference)) {
-      expected.expect.accept = false;
-      expected.expect.error_class = reject->error_class;
+      body.expect.accept = false;
+      body.expect.error_class = reject->error_class;
     }
     return judge_exchange(Operation::kEncode, expected, reference, exchange);
   }
@@ -154,12 +159,13 @@ class Fuzzer final : public fuzzing::FuzzerBase {
 
   static Case decode_expectation(std::span<const std::uint8_t> block, const protocol::Outcome& reference) {
     Case c;
-    c.block = Bytes(block.begin(), block.end());
+    KilnCase& body = kiln_v2::set_body(c);
+    body.block = Bytes(block.begin(), block.end());
     if (const auto* accept = std::get_if<protocol::Accept>(&reference)) {
-      c.description = accept->description;
+      body.description = accept->description;
     } else if (const auto* reject = std::get_if<protocol::Reject>(&reference)) {
-      c.expect.accept = false;
-      c.expect.error_class = reject->error_class;
+      body.expect.accept = false;
+      body.expect.error_class = reject->error_class;
     }
     return c;
   }

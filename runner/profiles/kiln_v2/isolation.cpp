@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "kiln/conformance/case_tools.hpp"
-#include "kiln/conformance/materialize.hpp"
+#include "kiln/conformance/kiln_v2/case.hpp"
+#include "kiln/conformance/kiln_v2/isolation.hpp"
+#include "kiln/conformance/kiln_v2/materialize.hpp"
 #include "kiln/decode.hpp"
 
 namespace kiln::conformance {
@@ -68,9 +70,10 @@ Isolation isolate(std::span<const std::uint8_t> block, const std::vector<Rule>& 
 // case cut off, restored. nullopt when the case has no truncate fault.
 std::optional<std::vector<std::uint8_t>> untruncated_block(const Case& test_case) {
   Case whole = test_case;
-  std::erase_if(whole.faults,
+  auto& body = kiln_v2::body(whole);
+  std::erase_if(body.faults,
                 [](const Fault& fault) { return std::holds_alternative<Truncate>(fault); });
-  if (whole.faults.size() == test_case.faults.size()) return std::nullopt;
+  if (body.faults.size() == kiln_v2::body(test_case).faults.size()) return std::nullopt;
   auto made = materialize(whole);
   if (auto* result = std::get_if<Materialized>(&made)) return result->block;
   return std::nullopt;
@@ -109,13 +112,15 @@ BrokenRules rules_broken_by(std::span<const std::uint8_t> block) {
 }
 
 std::vector<Rule> broken_rules(const Case& test_case) {
-  if (test_case.expect.accept) return {};
-  std::vector<Rule> broken{*test_case.expect.rule};
-  broken.insert(broken.end(), test_case.also_breaks.begin(), test_case.also_breaks.end());
+  auto& body = kiln_v2::body(test_case);
+  if (body.expect.accept) return {};
+  std::vector<Rule> broken{*body.expect.rule};
+  broken.insert(broken.end(), body.also_breaks.begin(), body.also_breaks.end());
   return broken;
 }
 
 IsolationResult check_isolation(const Case& test_case, std::span<const std::uint8_t> block) {
+  auto& body = kiln_v2::body(test_case);
   IsolationResult result;
   const std::vector<Rule> broken = broken_rules(test_case);
   if (broken.empty()) return result;
@@ -159,16 +164,16 @@ IsolationResult check_isolation(const Case& test_case, std::span<const std::uint
     // run past: the other listed rules sit in its description, so they are
     // checked in the description's own block, faults left out.
     if (!decoded && decoded.error().rule != rule && listed(broken, decoded.error().rule) &&
-        find_unwaivable(decoded.error().rule) && !test_case.faults.empty()) {
+        find_unwaivable(decoded.error().rule) && !body.faults.empty()) {
       Case described = test_case;
-      described.faults.clear();
+      kiln_v2::body(described).faults.clear();
       auto made = materialize(described);
       if (auto* clean = std::get_if<Materialized>(&made); clean && clean->block) {
         auto again = decode(*clean->block, DecodeOptions{others});
         if (!again && again.error().rule == rule) continue;
       }
     }
-    const std::string what = (rule == *test_case.expect.rule ? "isolation: expect.rule is "
+    const std::string what = (rule == *body.expect.rule ? "isolation: expect.rule is "
                                                              : "isolation: also_breaks lists ") +
                              std::string(rule_info(rule).id);
     if (decoded) {
@@ -195,8 +200,9 @@ void report_isolation_coverage(const CaseSet& set, std::ostream& out) {
   std::size_t whole = 0, restored = 0;
   std::vector<std::vector<std::string>> exempt(unwaivable_checks().size());
   for (const Case& c : set.cases) {
-    if (c.expect.accept || !c.block) continue;
-    const IsolationResult isolation = check_isolation(c, *c.block);
+    const KilnCase* body = c.body_as<KilnCase>();  // the set holds other profiles' cases too
+    if (!body || body->expect.accept || !body->block) continue;
+    const IsolationResult isolation = check_isolation(c, *body->block);
     if (!isolation.exempt) ++whole;
     else if (isolation.restored) ++restored;
     else

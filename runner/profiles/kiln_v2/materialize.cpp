@@ -1,9 +1,10 @@
-#include "kiln/conformance/materialize.hpp"
+#include "kiln/conformance/kiln_v2/materialize.hpp"
 
 #include <regex>
 
 #include "kiln/conformance/short_match.hpp"
 
+#include "kiln/conformance/kiln_v2/case.hpp"
 #include "kiln/conformance/values.hpp"
 
 namespace kiln::conformance {
@@ -84,9 +85,10 @@ std::optional<std::string> anchor_problem(const Anchor& anchor, std::size_t tens
 }
 
 std::variant<Materialized, std::string> materialize(const Case& test_case) {
-  auto built = build(test_case.description);
+  const KilnCase& body = kiln_v2::body(test_case);
+  auto built = build(body.description);
   if (!built) {
-    if (!test_case.faults.empty())
+    if (!body.faults.empty())
       return "the description cannot be placed (" + built.error().message +
              "), so faults cannot apply";
     return Materialized{std::nullopt, built.error()};
@@ -95,7 +97,7 @@ std::variant<Materialized, std::string> materialize(const Case& test_case) {
   const Placement& placement = built.value().placement;
 
   std::size_t number = 0;
-  for (const Fault& fault : test_case.faults) {
+  for (const Fault& fault : body.faults) {
     ++number;
     const std::string which = "fault " + std::to_string(number) + ": ";
     std::optional<std::string> problem = std::visit(

@@ -1,5 +1,5 @@
 // The kiln-v2 minimizers of a fuzz finding: a description, then a block.
-#include "kiln/conformance/fuzz_minimize.hpp"
+#include "kiln/conformance/kiln_v2/minimize.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -7,6 +7,7 @@
 
 #include "fuzz/minimize_budget.hpp"
 #include "kiln/builder.hpp"
+#include "kiln/conformance/kiln_v2/case.hpp"
 #include "kiln/mutate/mutate.hpp"
 
 namespace kiln::conformance {

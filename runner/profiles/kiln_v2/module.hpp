@@ -1,6 +1,7 @@
 // What profile kiln-v2 gives the registry (profiles/registry.cpp).
 #pragma once
 
+#include "kiln/conformance/kiln_v2/case.hpp"
 #include "profiles/registry.hpp"
 
 namespace kiln::conformance::kiln_v2 {

@@ -4,15 +4,17 @@
 
 #include "kiln/conformance/block_diff.hpp"
 #include "kiln/conformance/case_tools.hpp"
-#include "kiln/conformance/materialize.hpp"
+#include "kiln/conformance/kiln_v2/case.hpp"
+#include "kiln/conformance/kiln_v2/finding_case.hpp"
+#include "kiln/conformance/kiln_v2/isolation.hpp"
+#include "kiln/conformance/kiln_v2/materialize.hpp"
 #include "kiln/conformance/profile.hpp"
-#include "profiles/kiln_v2/case_body.hpp"
-#include "profiles/kiln_v2/finding_case.hpp"
-#include "profiles/kiln_v2/module.hpp"
 #include "kiln/conformance/run.hpp"
 #include "kiln/hex.hpp"
 #include "kiln/protocol.hpp"
+#include "profiles/kiln_v2/case_body.hpp"
 #include "profiles/kiln_v2/families.hpp"
+#include "profiles/kiln_v2/module.hpp"
 
 namespace kiln::conformance {
 namespace {
@@ -22,11 +24,12 @@ using protocol::bounded_message;
 // Why op cannot be judged on c, or nothing. The loader refuses such cases; this
 // keeps the runner from ever dereferencing what is not there if one slips by.
 std::optional<std::string> unjudgeable(const Case& c, Operation op) {
+  const KilnCase& body = kiln_v2::body(c);
   // decode sends the block; an accepted encode is compared with it. Only a
   // rejected encode (a description no block can exist for) does without.
-  if (!c.block && (op == Operation::kDecode || c.expect.accept))
+  if (!body.block && (op == Operation::kDecode || body.expect.accept))
     return "it has no block, which " + std::string(op == Operation::kDecode ? "decode" : "an accepted encode") + " needs";
-  if (!c.expect.accept && !c.expect.error_class) return "it expects a reject but names no class";
+  if (!body.expect.accept && !body.expect.error_class) return "it expects a reject but names no class";
   return std::nullopt;
 }
 
@@ -106,15 +109,19 @@ class KilnProfile final : public Profile {
     return std::nullopt;  // the profile has no optional part
   }
   std::string expectation_text(const Case& c, Operation op, const protocol::Hello*) const override {
-    return conformance::expectation_text(c.expect, op);
+    return conformance::expectation_text(kiln_v2::body(c).expect, op);
   }
   protocol::Request request(const Case& c, Operation op) const override {
-    if (op == Operation::kDecode) return protocol::DecodeRequest{c.id, c.profile, *c.block};
-    return protocol::EncodeRequest{c.id, c.profile, c.description};
+    const KilnCase& body = kiln_v2::body(c);
+    if (op == Operation::kDecode) return protocol::DecodeRequest{c.id, c.profile, *body.block};
+    return protocol::EncodeRequest{c.id, c.profile, body.description};
   }
   void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseResult& result,
              const protocol::Hello*) const override;
-  std::size_t payload_bytes(const Case& c) const override { return c.block ? c.block->size() : 0; }
+  std::size_t payload_bytes(const Case& c) const override {
+    const KilnCase& body = kiln_v2::body(c);
+    return body.block ? body.block->size() : 0;
+  }
   std::string scope_note(const protocol::Hello&) const override { return {}; }
   std::vector<std::string> check(const Case& c) const override { return check_kiln_case(c); }
   void check_summary(const CaseSet& set, std::ostream& out) const override {
@@ -135,30 +142,33 @@ class KilnProfile final : public Profile {
     kiln_v2::check_block_can_exist(c, root);
   }
   Exported export_case(const Case& c) const override {
-    Exported exported{protocol::Json::object(), c.block, ".kiln"};
+    const KilnCase& body = kiln_v2::body(c);
+    Exported exported{protocol::Json::object(), body.block, ".kiln"};
     protocol::Json& entry = exported.entry;
     entry["profile"] = c.profile;
     entry["rules"] = protocol::Json::array();
-    for (Rule rule : c.rules) entry["rules"].push_back(std::string(rule_info(rule).id));
-    entry["expect"] = {{"result", c.expect.accept ? "accept" : "reject"}};
-    if (!c.expect.accept) {
-      entry["expect"]["class"] = std::string(kiln::to_string(*c.expect.error_class));
-      entry["expect"]["rule"] = std::string(rule_info(*c.expect.rule).id);
+    for (Rule rule : body.rules) entry["rules"].push_back(std::string(rule_info(rule).id));
+    entry["expect"] = {{"result", body.expect.accept ? "accept" : "reject"}};
+    if (!body.expect.accept) {
+      entry["expect"]["class"] = std::string(kiln::to_string(*body.expect.error_class));
+      entry["expect"]["rule"] = std::string(rule_info(*body.expect.rule).id);
     }
-    entry["tensors"] = protocol::tensors_to_json(c.description);
+    entry["tensors"] = protocol::tensors_to_json(body.description);
     return exported;
   }
   bool breaks_alone(const Case& c) const override {
-    if (c.expect.accept || !c.block || !c.also_breaks.empty()) return false;
-    const IsolationResult isolation = check_isolation(c, *c.block);
+    const KilnCase& body = kiln_v2::body(c);
+    if (body.expect.accept || !body.block || !body.also_breaks.empty()) return false;
+    const IsolationResult isolation = check_isolation(c, *body.block);
     return isolation.problems.empty() && (!isolation.exempt || isolation.restored);
   }
   std::string identity(const Case& c) const override {
+    const KilnCase& body = kiln_v2::body(c);
     std::string text = "accept";
-    if (!c.expect.accept)
-      text = "reject " + std::string(kiln::to_string(*c.expect.error_class)) + " " +
-             std::string(rule_info(*c.expect.rule).id);
-    return text + "\n" + (c.block ? to_hex(*c.block) : std::string("-"));
+    if (!body.expect.accept)
+      text = "reject " + std::string(kiln::to_string(*body.expect.error_class)) + " " +
+             std::string(rule_info(*body.expect.rule).id);
+    return text + "\n" + (body.block ? to_hex(*body.block) : std::string("-"));
   }
 
  private:
@@ -167,17 +177,18 @@ class KilnProfile final : public Profile {
 
 void KilnProfile::judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseResult& result,
                         const protocol::Hello*) const {
-  if (!c.expect.accept) {
+  const KilnCase& body = kiln_v2::body(c);
+  if (!body.expect.accept) {
     const auto* reject = std::get_if<protocol::Reject>(&outcome);
     if (!reject) {
       result.status = Status::kFail;
-      result.detail = "expected a " + std::string(to_string(*c.expect.error_class)) + " rejection" +
-                      reference_rule(c.expect);
+      result.detail = "expected a " + std::string(to_string(*body.expect.error_class)) + " rejection" +
+                      reference_rule(body.expect);
       return;
     }
-    if (reject->error_class != *c.expect.error_class) {
+    if (reject->error_class != *body.expect.error_class) {
       result.status = Status::kFail;
-      result.detail = "wrong class" + reference_rule(c.expect) +
+      result.detail = "wrong class" + reference_rule(body.expect) +
                       "; adapter said: " + bounded_message(reject->message);
       return;
     }
@@ -192,16 +203,16 @@ void KilnProfile::judge(const Case& c, Operation op, const protocol::Outcome& ou
   }
   if (op == Operation::kDecode) {
     const auto& accepted = std::get<protocol::Accept>(outcome);
-    result.detail = describe_tensor_difference(c.description, accepted.description, result);
+    result.detail = describe_tensor_difference(body.description, accepted.description, result);
     result.status = result.detail.empty() ? Status::kPass : Status::kFail;
     return;
   }
   const auto& encoded = std::get<protocol::EncodedBlock>(outcome);
-  if (auto difference = compare_bytes(*c.block, encoded.bytes)) {
+  if (auto difference = compare_bytes(*body.block, encoded.bytes)) {
     result.first_difference = difference->offset;
     result.status = Status::kFail;
     result.detail = "encoded block differs: " + difference->summary() + " (expected " +
-                    std::to_string(c.block->size()) + " bytes, got " +
+                    std::to_string(body.block->size()) + " bytes, got " +
                     std::to_string(encoded.bytes.size()) + ")";
     result.difference = std::move(difference);
     return;

@@ -7,6 +7,7 @@
 
 #include "cases/family_engine.hpp"
 #include "kiln/conformance/case_text.hpp"
+#include "kiln/conformance/kiln_v2/case.hpp"
 #include "kiln/hex.hpp"
 #include "profiles/kiln_v2/family_drafts.hpp"
 

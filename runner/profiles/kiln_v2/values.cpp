@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "kiln/conformance/kiln_v2/case.hpp"
 #include "kiln/endian.hpp"
 
 namespace kiln::conformance {

@@ -18,7 +18,9 @@
 #include "kiln/builder.hpp"
 #include "kiln/conformance/case_loader.hpp"
 #include "kiln/conformance/case_tools.hpp"
-#include "kiln/conformance/materialize.hpp"
+#include "kiln/conformance/kiln_v2/case.hpp"
+#include "kiln/conformance/kiln_v2/isolation.hpp"
+#include "kiln/conformance/kiln_v2/materialize.hpp"
 #include "kiln/conformance/run.hpp"
 #include "kiln/hex.hpp"
 #include "kiln/rules.hpp"
@@ -596,9 +598,9 @@ TEST(CasesExport, WritesEachBlockAndAnIndexOfEveryCase) {
   const CaseSet set = load_case_set(root);
   ASSERT_EQ(set.cases.size(), 6u);
   for (const Case& c : set.cases) {
-    ASSERT_TRUE(c.block) << c.id;
+    ASSERT_TRUE(kiln_v2::body(c).block) << c.id;
     const std::string written = read_text(scratch / "export" / (c.id + ".kiln"));
-    EXPECT_EQ(written, std::string(c.block->begin(), c.block->end())) << c.id;
+    EXPECT_EQ(written, std::string(kiln_v2::body(c).block->begin(), kiln_v2::body(c).block->end())) << c.id;
   }
   EXPECT_EQ(read_text(scratch / "export" / "kiln-v2-u4.kiln"),
             [] {
@@ -649,8 +651,8 @@ TEST_P(TypedValuesPack, ToTheExactBits) {
                                testing::suite_schema());
   ASSERT_TRUE(std::holds_alternative<Case>(loaded)) << std::get<CaseError>(loaded).describe();
   const Case& c = std::get<Case>(loaded);
-  ASSERT_EQ(c.description.tensors.size(), 1u);
-  EXPECT_EQ(to_hex(c.description.tensors[0].payload), typed.payload_hex);
+  ASSERT_EQ(kiln_v2::body(c).description.tensors.size(), 1u);
+  EXPECT_EQ(to_hex(kiln_v2::body(c).description.tensors[0].payload), typed.payload_hex);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -916,15 +918,15 @@ TEST(CaseSet, TheTopicIsTheFolderBelowTheRootHoweverTheRootIsSpelled) {
 
 TEST(CaseModel, ACaseWithFaultsIsNeverAnEncodeTest) {
   Case c;
-  c.faults.push_back(Append{{0}});
+  kiln_v2::body(c).faults.push_back(Append{{0}});
   // Once [encode], for want of a block; a decode test, which run reports as
   // unjudgeable until regen has written the block.
   EXPECT_EQ(c.derived_ops(), std::vector<Operation>{Operation::kDecode});
-  c.block = std::vector<std::uint8_t>{1, 2};
+  kiln_v2::body(c).block = std::vector<std::uint8_t>{1, 2};
   EXPECT_EQ(c.derived_ops(), std::vector<Operation>{Operation::kDecode});
-  c.faults.clear();
+  kiln_v2::body(c).faults.clear();
   EXPECT_EQ(c.derived_ops(), (std::vector<Operation>{Operation::kDecode, Operation::kEncode}));
-  c.block.reset();
+  kiln_v2::body(c).block.reset();
   EXPECT_EQ(c.derived_ops(), std::vector<Operation>{Operation::kEncode});
 }
 

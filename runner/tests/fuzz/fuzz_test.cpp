@@ -13,7 +13,13 @@
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/fuzz.hpp"
 #include "kiln/conformance/fuzz_case.hpp"
-#include "kiln/conformance/fuzz_minimize.hpp"
+#include "kiln/conformance/hurray_elements/case.hpp"
+#include "kiln/conformance/hurray_elements/finding_case.hpp"
+#include "kiln/conformance/hurray_elements/minimize.hpp"
+#include "kiln/conformance/kiln_v2/case.hpp"
+#include "kiln/conformance/kiln_v2/finding_case.hpp"
+#include "kiln/conformance/kiln_v2/isolation.hpp"
+#include "kiln/conformance/kiln_v2/minimize.hpp"
 #include "kiln/decode.hpp"
 #include "kiln/protocol.hpp"
 #include "test_support.hpp"
@@ -41,8 +47,8 @@ CaseSet seeds() {
   one.tensors.push_back(tensor("bits", 7, {2}, {0, 1}));
   Case c;
   c.id = "kiln-v2-seed";
-  c.description = one;
-  c.block = build(one).value().bytes;
+  kiln_v2::body(c).description = one;
+  kiln_v2::body(c).block = build(one).value().bytes;
   set.cases.push_back(c);
   return set;
 }
@@ -440,8 +446,8 @@ TEST(FuzzCase, HurrayFindingsAreWrittenAsCasesThatCheck) {
   for (const Example& example : examples) {
     const std::string id = "hurray-fuzz-test-" + std::to_string(n++);
     const Case c = elements_finding_case(example.op, example.input, id, "a \"test\"", std::nullopt);
-    ASSERT_TRUE(c.elements);
-    EXPECT_EQ(c.elements->result, example.result) << id;
+    ASSERT_TRUE(c.body_as<ElementsCase>());
+    EXPECT_EQ(c.body_as<ElementsCase>()->result, example.result) << id;
     const std::string text = case_yaml(c, {"a comment"});
     auto loaded = load_case_text(text, id + ".yaml", testing::suite_schema());
     ASSERT_TRUE(std::holds_alternative<Case>(loaded)) << std::get<CaseError>(loaded).describe() << "\n" << text;
@@ -487,7 +493,7 @@ TEST(FuzzCase, AnAcceptedBlockWithAnOddNameIsWrittenAsAnAcceptCase) {
   protocol::ReferenceAdapter reference;
   const Case c = decode_finding_case(block, reference.decode(block), "kiln-v2-fuzz-accept",
                                      "summary with \"quotes\"", std::string("FRAME-NAME-UTF8"));
-  EXPECT_EQ(c.rules, std::vector<Rule>{Rule::kFrameNameUtf8});
+  EXPECT_EQ(kiln_v2::body(c).rules, std::vector<Rule>{Rule::kFrameNameUtf8});
   testing::write_text(scratch / "kiln-v2-fuzz-accept.yaml", case_yaml(c, {}));
   const auto problems = check_case_file(scratch / "kiln-v2-fuzz-accept.yaml");
   EXPECT_TRUE(problems.empty()) << problems.front();

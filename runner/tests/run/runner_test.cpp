@@ -16,9 +16,10 @@
 
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/expected_failures.hpp"
+#include "kiln/conformance/kiln_v2/case.hpp"
 #include "kiln/conformance/report.hpp"
-#include "kiln/first_difference.hpp"
 #include "kiln/conformance/run.hpp"
+#include "kiln/first_difference.hpp"
 #include "test_support.hpp"
 
 namespace kiln::conformance {
@@ -624,7 +625,7 @@ TEST_F(ExpectedFailures, AListedEntryWithAStatusThatPassesIsStale) {
 TEST(Judge, ACaseThatLacksWhatItsOpNeedsIsAnErrorResult) {
   Case no_block;
   no_block.id = "kiln-v2-no-block";
-  no_block.expect.accept = true;
+  kiln_v2::body(no_block).expect.accept = true;
   CaseResult encoded;
   judge(no_block, Operation::kEncode, protocol::EncodedBlock{{0x4b, 0x49}}, encoded);
   EXPECT_EQ(to_string(encoded.status), "ERROR");
@@ -634,8 +635,8 @@ TEST(Judge, ACaseThatLacksWhatItsOpNeedsIsAnErrorResult) {
   EXPECT_EQ(to_string(decoded.status), "ERROR");
 
   Case classless;
-  classless.block = std::vector<std::uint8_t>{0x4b};
-  classless.expect.accept = false;  // neither class nor rule
+  kiln_v2::body(classless).block = std::vector<std::uint8_t>{0x4b};
+  kiln_v2::body(classless).expect.accept = false;  // neither class nor rule
   CaseResult rejected;
   judge(classless, Operation::kDecode, protocol::Reject{ErrorClass::kType, "no", std::nullopt, std::nullopt},
         rejected);
@@ -667,7 +668,7 @@ TEST(FirstDifference, IsTheFirstDifferingOffsetOrTheShorterLength) {
   EXPECT_EQ(kiln::first_difference(std::vector<std::uint8_t>{9}, abc), 0u);
 
   Case c;
-  c.block = abc;
+  kiln_v2::body(c).block = abc;
   CaseResult encoded;
   judge(c, Operation::kEncode, protocol::EncodedBlock{abd}, encoded);
   EXPECT_EQ(to_string(encoded.status), "FAIL");
@@ -678,9 +679,9 @@ TEST(FirstDifference, IsTheFirstDifferingOffsetOrTheShorterLength) {
 
 TEST(Judge, TheRuleIsInformativeAndARejectedEncodeNeedsNoBlock) {
   Case typed;
-  typed.block = std::vector<std::uint8_t>{0x4b};
-  typed.expect.accept = false;
-  typed.expect.error_class = ErrorClass::kType;  // no rule
+  kiln_v2::body(typed).block = std::vector<std::uint8_t>{0x4b};
+  kiln_v2::body(typed).expect.accept = false;
+  kiln_v2::body(typed).expect.error_class = ErrorClass::kType;  // no rule
   CaseResult accepted;
   judge(typed, Operation::kDecode, protocol::Accept{}, accepted);
   EXPECT_EQ(to_string(accepted.status), "FAIL");
@@ -691,7 +692,7 @@ TEST(Judge, TheRuleIsInformativeAndARejectedEncodeNeedsNoBlock) {
   EXPECT_EQ(to_string(wrong_class.status), "FAIL");
   EXPECT_EQ(wrong_class.detail, "wrong class; adapter said: bad");
 
-  typed.block.reset();  // a description no block can exist for: encode only
+  kiln_v2::body(typed).block.reset();  // a description no block can exist for: encode only
   CaseResult encode;
   judge(typed, Operation::kEncode, protocol::Reject{ErrorClass::kType, "bool 2", std::nullopt, std::nullopt},
         encode);

@@ -3,15 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
-#include "kiln/description.hpp"
-#include "kiln/hurray.hpp"
-#include "kiln/rules.hpp"
 
 namespace kiln::conformance {
 
@@ -24,101 +21,80 @@ struct SourceMark {
   std::string describe() const;  // "cases/x.yaml:3:5", or "cases/x.yaml" when line is 0
 };
 
-// A byte position named by a layout anchor of the canonical block ("heap+3",
-// "tensor[1].data", "end-1") or a plain absolute offset.
-struct Anchor {
-  std::string text;  // as written, for messages and re-serialisation
-};
-
-// Faults are applied in order to the canonical bytes of the description.
-struct SetField {
-  std::optional<std::uint32_t> tensor;  // nullopt: a header field
-  std::string field;                    // a name from kiln/layout.hpp
-  std::uint64_t value = 0;
-};
-struct Overwrite {
-  Anchor at;
-  std::vector<std::uint8_t> bytes;
-};
-struct Truncate {
-  Anchor to;  // the new length
-};
-struct Append {
-  std::vector<std::uint8_t> bytes;
-};
-using Fault = std::variant<SetField, Overwrite, Truncate, Append>;
-
 enum class Operation : std::uint8_t { kDecode, kEncode };
 std::string_view to_string(Operation operation) noexcept;
 
-struct Expectation {
-  bool accept = true;
-  std::optional<ErrorClass> error_class;  // set when !accept
-  std::optional<Rule> rule;               // the rule the reference reports (informative)
-};
-
 enum class Level : std::uint8_t { kRequired, kRecommended };
 
-// The body of a case of profile hurray-elements (cases/README.md, "Profile
-// hurray-elements"): one tensor's element layer and what the reference makes of it.
-struct ElementsCase {
-  // The type, by name where the case names one (so a different tag assignment
-  // is an edit of kiln::hurray::kTypes); type is then its row of the table.
-  const hurray::TypeInfo* type = nullptr;
-  std::uint8_t tag = 0;  // type->tag, or the raw tag the case gives
-  std::vector<std::uint64_t> shape;
-  std::optional<hurray::Mode> mode;                 // decode only; absent: strict
-  std::optional<std::vector<std::uint8_t>> data;    // the decode input
-  std::optional<std::vector<std::string>> elements; // hex, as written: the encode input
-  std::vector<hurray::Rule> rules;
-  std::vector<hurray::Rule> also_breaks;
-  enum class Result : std::uint8_t { kAccept, kOpaque, kReject };
-  // kOpaque: permissive mode and a tag not recognized: an opaque accept or a
-  // TAG reject both conform (seed 003).
-  Result result = Result::kAccept;
-  std::optional<hurray::ErrorClass> error_class;  // kReject
-  std::optional<hurray::Rule> rule;               // kReject: what the reference reports
-
-  hurray::Mode decode_mode() const { return mode.value_or(hurray::Mode::kStrict); }
+// A profile's own part of a case: its bytes, values and expectation, as its case
+// files write them. Each profile defines its body type in its own folder
+// (runner/profiles/<profile>/) and reads it (Profile::read_case_body); the rest of
+// the runner asks the body only what every profile answers.
+class CaseBody {
+ public:
+  virtual ~CaseBody() = default;
+  virtual std::unique_ptr<CaseBody> clone() const = 0;
+  // The operations the case tests when its file lists none.
+  virtual std::vector<Operation> derived_ops() const = 0;
+  // The rule IDs the case exercises, of its own profile.
+  virtual std::vector<std::string_view> rule_ids() const = 0;
+  virtual bool expects_reject() const = 0;
+  // The rule a reject case expects the reference to report.
+  virtual std::optional<std::string_view> expected_rule_id() const = 0;
+  // `cases regen`: the block the case's file stores is now block (what
+  // Profile::regen_block made); a body whose files store no block keeps itself.
+  virtual void set_stored_block(std::optional<std::vector<std::uint8_t>> block) { (void)block; }
 };
 
 struct Case {
   std::string id;
   std::string summary;
-  std::vector<Rule> rules;        // the rules this case exercises
-  // The rules a reject case breaks on purpose besides expect.rule (a check-order
-  // case); `cases check` holds every reject case to breaking exactly these and
-  // expect.rule (cases/README.md, "Isolation").
-  std::vector<Rule> also_breaks;
-  std::string source;             // "seed 000 kiln-v2-u4", "brief", "suite"
+  std::string source;             // "seed 000 ...", "brief", "suite"
   Level level = Level::kRequired;
-  std::string profile = "kiln-v2";
-  // Set for profile hurray-elements, whose case has none of the Kiln members
-  // below (description, faults, block, the Kiln rules and expect) but its own.
-  std::optional<ElementsCase> elements;
-  BlockDescription description;   // payloads already packed from typed values
-  std::vector<Fault> faults;
-  // The block as the file stores it. Absent for an encoder-only case (a reject case
-  // without faults whose description cannot be placed) and in a file regen has not
-  // written yet: the loader refuses an accept case or a case with faults whose
-  // description cannot be placed, since no block can ever exist for them.
-  std::optional<std::vector<std::uint8_t>> block;
-  Expectation expect;
+  std::string profile;            // its name; the profile's body type matches it
   std::vector<Operation> ops;     // as written; empty when the file has no ops yet
   SourceMark origin;              // the file the case came from
   // The folder the case sits in, relative to the cases root, '/'-separated ("type",
   // "a/b"); empty for a file at the root. Independent of how the root was spelled.
   std::string topic;
 
-  // The operations the case tests, as cases/README.md derives them: decode when
-  // there is a block or there are faults, encode when there are no faults.
+  Case() = default;
+  Case(const Case& other);
+  Case& operator=(const Case& other);
+  Case(Case&&) noexcept = default;
+  Case& operator=(Case&&) noexcept = default;
+  ~Case() = default;
+
+  // The profile's part, null until the loader or a profile's builder sets it.
+  const CaseBody* body() const noexcept { return body_.get(); }
+  CaseBody* body() noexcept { return body_.get(); }
+  // The body as the profile's own type, or null when it is another's (or none).
+  template <class Body>
+  const Body* body_as() const noexcept {
+    return dynamic_cast<const Body*>(body_.get());
+  }
+  template <class Body>
+  Body* body_as() noexcept {
+    return dynamic_cast<Body*>(body_.get());
+  }
+  template <class Body>
+  Body& set_body(Body body) {
+    auto owned = std::make_unique<Body>(std::move(body));
+    Body& set = *owned;
+    body_ = std::move(owned);
+    return set;
+  }
+
+  // The operations the case tests, as cases/README.md derives them (its body's).
   std::vector<Operation> derived_ops() const;
   // The rule IDs the case exercises, of its own profile.
   std::vector<std::string_view> rule_ids() const;
-  // A reject case: Kiln's expect, or the hurray body's result.
   bool expects_reject() const;
   // The rule a reject case expects the reference to report, of its own profile.
   std::optional<std::string_view> expected_rule_id() const;
+
+ private:
+  std::unique_ptr<CaseBody> body_;
 };
 
 }  // namespace kiln::conformance

@@ -106,7 +106,7 @@ class Profile {
   virtual void check_case_body(const YAML::Node& root, const Case& c) const = 0;
 };
 
-// Every profile, kiln-v2 first; a case's profile is one of these (the loader
+// Every profile, the default first; a case's profile is one of these (the loader
 // refuses any other).
 std::span<const Profile* const> all_profiles();
 const Profile* find_profile(std::string_view name);
@@ -115,20 +115,5 @@ const Profile* find_profile(std::string_view name);
 std::string_view default_profile_name();
 // The profile of a loaded case.
 const Profile& profile_of(const Case& c);
-
-// The profile hurray-elements's own parts that tools outside the runner use.
-namespace elements {
-// What an implementation supporting `tier2` must answer to decode c: the case's
-// expectation, or for a Tier 2 type outside tier2 what HURRAY.md 2 says (strict:
-// reject TAG; permissive: opaque or reject TAG).
-struct Expected {
-  ElementsCase::Result result = ElementsCase::Result::kAccept;
-  std::optional<hurray::ErrorClass> error_class;
-  std::optional<hurray::Rule> rule;
-};
-Expected expected_decode(const ElementsCase& c, const hurray::TagSet& tier2);
-// The case's elements as values (they are hex, checked by the loader).
-std::vector<hurray::Element> element_values(const ElementsCase& c);
-}  // namespace elements
 
 }  // namespace kiln::conformance

@@ -11,6 +11,7 @@
 #include "kiln/adapter.hpp"
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/driver.hpp"
+#include "kiln/conformance/hurray_elements/case.hpp"
 #include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/run.hpp"
 #include "test_support.hpp"
@@ -336,11 +337,11 @@ TEST(ElementsCases, TheValidFormLoadsWithItsTagFromTheTable) {
   auto loaded = load_case_text(joined(valid_hurray_lines()), "x.yaml", std::get<CaseSchema>(schema));
   ASSERT_TRUE(std::holds_alternative<Case>(loaded)) << std::get<CaseError>(loaded).describe();
   const Case& c = std::get<Case>(loaded);
-  ASSERT_TRUE(c.elements.has_value());
-  EXPECT_EQ(c.elements->tag, hurray::type_by_name("uint4")->tag);
+  ASSERT_TRUE(c.body_as<ElementsCase>());
+  EXPECT_EQ(c.body_as<ElementsCase>()->tag, hurray::type_by_name("uint4")->tag);
   EXPECT_EQ(c.derived_ops(), (std::vector<Operation>{Operation::kDecode, Operation::kEncode}));
   EXPECT_TRUE(check_case(c).empty());
-  EXPECT_FALSE(c.block.has_value());  // no Kiln block, ever
+  EXPECT_EQ(c.profile, "hurray-elements");
 }
 
 TEST_F(ElementsProfileTest, ExportWritesTheDataAndTheTagBesideTheName) {

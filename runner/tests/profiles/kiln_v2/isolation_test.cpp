@@ -11,6 +11,8 @@
 
 #include "kiln/conformance/case_loader.hpp"
 #include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/kiln_v2/case.hpp"
+#include "kiln/conformance/kiln_v2/isolation.hpp"
 #include "kiln/decode.hpp"
 #include "test_support.hpp"
 
@@ -68,7 +70,7 @@ Check check_cases(const std::filesystem::path& root, const std::vector<Spec>& sp
 IsolationResult isolation_of(const std::filesystem::path& root, const std::string& id) {
   const CaseSet set = load_case_set(root);
   for (const Case& c : set.cases)
-    if (c.id == id && c.block) return check_isolation(c, *c.block);
+    if (c.id == id && kiln_v2::body(c).block) return check_isolation(c, *kiln_v2::body(c).block);
   ADD_FAILURE() << "no case " << id << " with a block in " << root;
   return {};
 }

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "kiln/builder.hpp"
-#include "kiln/conformance/case.hpp"
+#include "kiln/conformance/kiln_v2/case.hpp"
 
 namespace kiln::conformance {
 

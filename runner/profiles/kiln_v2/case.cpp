@@ -1,0 +1,51 @@
+// The kiln-v2 case body's answers to what every profile's body answers.
+#include "kiln/conformance/kiln_v2/case.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+#include "kiln/protocol.hpp"
+
+namespace kiln::conformance {
+
+std::vector<Operation> KilnCase::derived_ops() const {
+  std::vector<Operation> ops;
+  // A case with faults has bytes no description encodes to: a decode test only,
+  // even before regen has written its block.
+  if (block || !faults.empty()) ops.push_back(Operation::kDecode);
+  if (faults.empty()) ops.push_back(Operation::kEncode);
+  return ops;
+}
+
+std::vector<std::string_view> KilnCase::rule_ids() const {
+  std::vector<std::string_view> ids;
+  for (Rule rule : rules) ids.push_back(rule_info(rule).id);
+  return ids;
+}
+
+std::optional<std::string_view> KilnCase::expected_rule_id() const {
+  if (!expect.rule) return std::nullopt;
+  return rule_info(*expect.rule).id;
+}
+
+namespace kiln_v2 {
+
+KilnCase& set_body(Case& c, KilnCase body) {
+  c.profile = std::string(protocol::kProfileKilnV2);
+  return c.set_body(std::move(body));
+}
+
+const KilnCase& body(const Case& c) {
+  const KilnCase* body = c.body_as<KilnCase>();
+  if (!body) throw std::logic_error("case " + c.id + " is not a kiln-v2 case");
+  return *body;
+}
+
+KilnCase& body(Case& c) {
+  if (!c.body()) return set_body(c);
+  return const_cast<KilnCase&>(body(std::as_const(c)));
+}
+
+}  // namespace kiln_v2
+
+}  // namespace kiln::conformance
