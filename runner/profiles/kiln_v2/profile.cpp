@@ -134,8 +134,9 @@ class KilnProfile final : public Profile {
   void check_case_body(const YAML::Node& root, const Case& c) const override {
     kiln_v2::check_block_can_exist(c, root);
   }
+  std::string_view export_extension() const override { return ".kiln"; }
   Exported export_case(const Case& c) const override {
-    Exported exported{protocol::Json::object(), c.block, ".kiln"};
+    Exported exported{protocol::Json::object(), c.block, export_extension()};
     protocol::Json& entry = exported.entry;
     entry["profile"] = c.profile;
     entry["rules"] = protocol::Json::array();
