@@ -605,7 +605,7 @@ int cases_export(const std::filesystem::path& root, const std::filesystem::path&
   }
   protocol::Json index;
   index["format"] = "kiln-conformance-export";
-  // 2: cases of every profile, each entry naming its own (1 had kiln-v2 alone).
+  // 2: cases of every profile, each entry naming its own (1 had the first profile's alone).
   index["export_version"] = 2;
   index["suite_version"] = KILN_SUITE_VERSION;
   index["profiles"] = protocol::Json::array();

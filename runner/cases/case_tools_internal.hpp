@@ -1,5 +1,5 @@
 // What the case tools (case_tools.cpp, sweep_families.cpp) share, and with the
-// profiles' own case checks (profiles/kiln_v2/case_checks.cpp).
+// profiles' own case checks (under profiles/).
 #pragma once
 
 #include <filesystem>

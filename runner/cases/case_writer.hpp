@@ -9,7 +9,7 @@
 
 namespace kiln::conformance {
 
-// "[A, B]": rule IDs as a case file lists them (Kiln's or Hurray's rules).
+// "[A, B]": rule IDs as a case file lists them (any profile's rule type).
 template <class AnyRule>
 std::string rule_list(const std::vector<AnyRule>& rules) {
   std::string text;

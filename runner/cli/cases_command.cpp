@@ -1,12 +1,26 @@
 // `cases check|regen|coverage|export`: the golden cases' tools.
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "shared_options.hpp"
 #include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/profile.hpp"
 
 namespace kiln::conformance::cli {
+namespace {
+
+// The files export writes: "<id><extension> (<profile>)" for each profile.
+std::string export_files() {
+  std::vector<std::string> files;
+  for (const Profile* profile : all_profiles())
+    files.push_back("<id>" + std::string(profile->export_extension()) + " (" + std::string(profile->name()) + ")");
+  return comma_list(files, " or ");
+}
+
+}  // namespace
 
 Command add_cases_command(CLI::App& app, const Invocation& invocation) {
   struct Options {
@@ -28,7 +42,7 @@ Command add_cases_command(CLI::App& app, const Invocation& invocation) {
   auto* coverage = cases->add_subcommand(
       "coverage", "Print the rule-to-cases table; fail when a rule has no breaking case");
   auto* exporter = cases->add_subcommand(
-      "export", "Write every case as <id>.kiln (kiln-v2) or <id>.data (hurray-elements) plus index.json, for implementers without YAML");
+      "export", "Write every case as " + export_files() + " plus index.json, for implementers without YAML");
   exporter->add_option("DIR", options->export_dir, "Destination directory")->required();
 
   // `--cases DIR` may follow the action too: `cases check --cases DIR`.

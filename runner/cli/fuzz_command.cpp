@@ -1,10 +1,13 @@
 // `fuzz`: differential fuzzing of an adapter against the reference.
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "shared_options.hpp"
 #include "kiln/conformance/fuzz.hpp"
+#include "profiles/registry.hpp"
 
 namespace kiln::conformance::cli {
 namespace {
@@ -12,6 +15,34 @@ namespace {
 // A hang is confirmed at 5 times the timeout (fuzz_engine.hpp), and that wait
 // too stays within the longest any request may take.
 constexpr int kMaxFuzzTimeoutMs = kMaxTimeoutMs / 5;
+
+// What --cases is to fuzz: the seeds of the profiles whose fuzzer reads them
+// (fuzzer_reads_cases), and which profiles read none.
+std::string cases_help() {
+  std::vector<std::string> readers, others;
+  for (const ProfileModule& module : profile_modules())
+    (module.fuzzer_reads_cases ? readers : others).emplace_back(module.profile.name());
+  if (readers.empty()) return "Directory of case files (no profile's fuzzer reads any)";
+  std::string help = "Directory of case files: ";
+  help += readers.size() == 1 ? readers[0] + "'s seeds" : "the seeds of " + comma_list(readers, " and ");
+  if (!others.empty())
+    help += " (" + comma_list(others, " and ") + (others.size() == 1 ? " reads none)" : " read none)");
+  return help;
+}
+
+// --profile's choices, and its help: each profile with its fuzzer's inputs.
+std::vector<std::string> profile_choices() {
+  std::vector<std::string> names;
+  for (const ProfileModule& module : profile_modules()) names.emplace_back(module.profile.name());
+  return names;
+}
+
+std::string profile_help() {
+  std::vector<std::string> profiles;
+  for (const ProfileModule& module : profile_modules())
+    profiles.push_back(std::string(module.profile.name()) + " (" + std::string(module.fuzz_inputs) + ")");
+  return "Format profile of the inputs: " + comma_list(profiles, " or ");
+}
 
 }  // namespace
 
@@ -27,13 +58,10 @@ Command add_fuzz_command(CLI::App& app, const Invocation& invocation) {
               "unusable case set; 3: the adapter is unusable (no hello, another protocol, nothing "
               "offered, or it could not be restarted)");
   add_adapter_option(*fuzz, options->adapter, "Adapter command, or builtin:reference");
-  add_cases_option(*fuzz, options->cases_dir,
-                   "Directory of case files: kiln-v2's seeds (hurray-elements reads none)");
-  fuzz->add_option("--profile", options->profile,
-                   "Format profile of the inputs: kiln-v2 (blocks mutated from the cases) or "
-                   "hurray-elements (tag, shape, mode, data and elements, generated without seeds)")
+  add_cases_option(*fuzz, options->cases_dir, cases_help());
+  fuzz->add_option("--profile", options->profile, profile_help())
       ->capture_default_str()
-      ->check(CLI::IsMember(profile_names()));
+      ->check(CLI::IsMember(profile_choices()));
   auto* seconds = fuzz->add_option("--seconds", options->seconds,
                                    "Stop after N seconds, minimization included (default 60 without --runs); "
                                    "a finding found in time is still confirmed")

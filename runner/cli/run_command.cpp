@@ -7,6 +7,7 @@
 #include "shared_options.hpp"
 #include "kiln/conformance/fuzz.hpp"
 #include "kiln/conformance/run.hpp"
+#include "profiles/registry.hpp"
 
 namespace kiln::conformance::cli {
 
@@ -32,7 +33,7 @@ Command add_run_command(CLI::App& app, const Invocation& invocation) {
   run->add_option("--rules", run_options.rules, "Only cases exercising one of these rule IDs")
       ->delimiter(',');
   run->add_option("--profile", run_options.profiles,
-                  "Only these profiles (" + comma_list(profile_names()) +
+                  "Only these profiles (" + profile_names(", ") +
                       "; default every profile of the case set): the certificate covers exactly them")
       ->delimiter(',');
   add_ops_option(*run, run_options.ops, "run");

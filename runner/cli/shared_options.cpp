@@ -2,8 +2,6 @@
 
 #include <array>
 
-#include "kiln/conformance/profile.hpp"
-
 namespace kiln::conformance::cli {
 namespace {
 
@@ -57,16 +55,13 @@ CLI::Option* add_no_progress_flag(CLI::App& command, bool& quiet_progress) {
   return command.add_flag("--no-progress", quiet_progress, "Do not print progress lines");
 }
 
-std::string comma_list(const std::vector<std::string>& names) {
+std::string comma_list(const std::vector<std::string>& names, std::string_view last_separator) {
   std::string text;
-  for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? last_separator : std::string_view(", ");
+    text += names[i];
+  }
   return text;
-}
-
-std::vector<std::string> profile_names() {
-  std::vector<std::string> names;
-  for (const Profile* profile : all_profiles()) names.emplace_back(profile->name());
-  return names;
 }
 
 }  // namespace kiln::conformance::cli

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kiln/conformance/case.hpp"
@@ -27,10 +28,7 @@ CLI::Option* add_hello_timeout_option(CLI::App& command, int& hello_timeout_ms, 
 CLI::Option* add_ops_option(CLI::App& command, std::vector<Operation>& ops, const std::string& verb);
 CLI::Option* add_no_progress_flag(CLI::App& command, bool& quiet_progress);
 
-// The names of the registry's profiles (profile.hpp), in its order: the
-// choices of --profile.
-std::vector<std::string> profile_names();
-// "a, b, c", as help texts list choices.
-std::string comma_list(const std::vector<std::string>& names);
+// "a, b, c", as help texts list choices; "a, b or c" with last_separator " or ".
+std::string comma_list(const std::vector<std::string>& names, std::string_view last_separator = ", ");
 
 }  // namespace kiln::conformance::cli

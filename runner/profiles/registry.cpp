@@ -9,8 +9,8 @@ namespace kiln::conformance {
 
 std::span<const ProfileModule> profile_modules() {
   static const ProfileModule modules[] = {
-      {kiln_v2::profile(), kiln_v2::make_fuzzer, true},
-      {hurray_elements::profile(), hurray_elements::make_fuzzer, false},
+      {kiln_v2::profile(), kiln_v2::make_fuzzer, true, kiln_v2::kFuzzInputs},
+      {hurray_elements::profile(), hurray_elements::make_fuzzer, false, hurray_elements::kFuzzInputs},
   };
   return modules;
 }

@@ -22,6 +22,8 @@ struct ProfileModule {
   const Profile& profile;
   FuzzerFactory make_fuzzer;
   bool fuzzer_reads_cases;  // fuzz loads --cases for its seeds
+  // What its fuzzer's inputs are, for fuzz --help: "blocks mutated from the cases".
+  std::string_view fuzz_inputs;
 };
 
 // Every profile, the first the default (a case file without `profile`).

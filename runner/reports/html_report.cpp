@@ -404,7 +404,7 @@ bool read_run_report(std::string_view text, const std::filesystem::path& file, L
   if (!report.is_object() || string_member(report, "report") != "kiln-conformance-run")
     return refuse("its \"report\" is not \"kiln-conformance-run\"");
   const Json* version = member(report, "report_version", Json::value_t::number_unsigned);
-  // Version 1 had one top-level profile (kiln-v2) and no per-profile verdicts,
+  // Version 1 had one top-level profile (the default) and no per-profile verdicts,
   // version 2 no generated phase; their results read the same.
   if (!version || *version < 1 || *version > kJsonReportVersion)
     return refuse("report_version is not 1 to " + std::to_string(kJsonReportVersion));

@@ -25,8 +25,8 @@ std::string recommended_note(std::size_t failed, std::size_t ran) {
 
 
 // Each profile of the run and what the adapter did with it, for the
-// certificate: "kiln-v2 and hurray-elements (Tier 2: ...)"; for a partial run,
-// "conformant for kiln-v2; hurray-elements not offered".
+// certificate: "P and Q (its scope note)"; for a partial run, "conformant for
+// P; Q not offered".
 std::string profile_verdicts(const std::vector<CaseResult>& results, const Session& session, bool partial) {
   std::vector<std::string> conformant, other;
   for (const ProfileVerdict& verdict : verdicts_by_profile(results, session.hello, false)) {

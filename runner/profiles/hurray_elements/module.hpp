@@ -12,5 +12,7 @@ const Profile& profile();
 std::unique_ptr<fuzzing::FuzzerBase> make_fuzzer(const FuzzOptions& options, Driver& driver,
                                                  fuzzing::DriverFactory fresh, const protocol::Hello& hello,
                                                  const CaseSet* seeds, std::ostream& out, std::ostream& err);
+// The fuzzer's inputs in a few words, as fuzz --help lists them.
+inline constexpr std::string_view kFuzzInputs = "tag, shape, mode, data and elements, generated without seeds";
 
 }  // namespace kiln::conformance::hurray_elements

@@ -207,9 +207,10 @@ class ElementsProfile final : public Profile {
   // Nothing waits for the schema: read_case_body checks every form of cases/README.md.
   void check_case_body(const YAML::Node&, const Case&) const override {}
 
+  std::string_view export_extension() const override { return ".data"; }
   Exported export_case(const Case& c) const override {
     const ElementsCase& body = hurray_elements::body(c);
-    Exported exported{protocol::Json::object(), body.data, ".data"};
+    Exported exported{protocol::Json::object(), body.data, export_extension()};
     protocol::Json& entry = exported.entry;
     entry["profile"] = c.profile;
     entry["rules"] = protocol::Json::array();

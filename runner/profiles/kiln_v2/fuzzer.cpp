@@ -1,6 +1,6 @@
 // The kiln-v2 fuzzer of `kiln-conformance fuzz`: blocks and descriptions grown
-// from the golden cases, mutated as bytes and as structure, each judged
-// against the reference's answer to the same input.
+// from the golden cases, mutated as bytes and as structure (the mutators of
+// fuzz/mutate/), each judged against the reference's answer to the same input.
 #include "profiles/kiln_v2/module.hpp"
 
 #include <algorithm>

@@ -141,9 +141,10 @@ class KilnProfile final : public Profile {
   void check_case_body(const YAML::Node& root, const Case& c) const override {
     kiln_v2::check_block_can_exist(c, root);
   }
+  std::string_view export_extension() const override { return ".kiln"; }
   Exported export_case(const Case& c) const override {
     const KilnCase& body = kiln_v2::body(c);
-    Exported exported{protocol::Json::object(), body.block, ".kiln"};
+    Exported exported{protocol::Json::object(), body.block, export_extension()};
     protocol::Json& entry = exported.entry;
     entry["profile"] = c.profile;
     entry["rules"] = protocol::Json::array();

@@ -47,7 +47,7 @@ struct ByteDifference {
 // How offsets are named: by the Kiln layout of the expected block, or as the
 // bytes of a decoded tensor's payload ("tensor 2 payload byte 5").
 struct Naming {
-  // kData: a hurray-elements tensor's data bytes, one span.
+  // kData: a tensor's data bytes with no block around them, one span.
   enum class Kind { kBlock, kPayload, kData } kind = Kind::kBlock;
   std::uint64_t tensor = 0;  // for kPayload
 };

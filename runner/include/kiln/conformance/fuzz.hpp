@@ -1,10 +1,8 @@
 // `kiln-conformance fuzz`: differential fuzzing of an implementation through its
-// adapter, with the strict reference in process as the oracle. Profile kiln-v2
-// (the default): inputs grow from the golden cases by the mutators of
-// fuzz/mutate/ (structure-aware and byte-wise). Profile hurray-elements: inputs
-// are generated over (tag, shape, mode, data) and (tag, shape, elements) and grow
-// from what they find, no case needed (runner/profiles/hurray_elements/fuzzer.cpp), judged by
-// kiln::hurray with the Tier 2 types the hello claims.
+// adapter, with the strict reference in process as the oracle. Each profile makes
+// its own inputs (runner/profiles/<profile>/fuzzer.cpp): some grow them from the
+// golden cases, others generate them and grow from what they find, no case
+// needed; each judged as `run` judges its cases, with what the hello claims.
 //
 // A disagreement (accept vs reject, the class, the tensors or elements, the
 // encoded bytes, or a crash, hang or malformed reply) counts only once it
@@ -101,11 +99,11 @@ struct FuzzSummary {
   std::vector<NotReproduced> not_reproduced;
 };
 
-// Loads options.cases_dir for kiln-v2's seeds (an unusable case set exits 2;
-// hurray-elements reads no case folder) and fuzzes. Progress lines and findings
-// go to out, problems to err.
+// Loads options.cases_dir for the seeds of a profile whose fuzzer grows from the
+// cases (an unusable case set exits 2; the other profiles read no case folder)
+// and fuzzes. Progress lines and findings go to out, problems to err.
 FuzzSummary run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err);
-// The same from a case set already loaded (kiln-v2's seeds; unused by hurray-elements).
+// The same from a case set already loaded (the seeds; unused by a profile that reads none).
 FuzzSummary run_fuzz(const FuzzOptions& options, const CaseSet& set, std::ostream& out,
                      std::ostream& err);
 

@@ -100,7 +100,7 @@ class Matrix {
 
   const std::vector<LoadedReport>* reports_ = nullptr;
   protocol::Json implementations_, case_sets_;
-  std::vector<std::string> report_profiles_;  // a version 1 report's one profile, else kiln-v2
+  std::vector<std::string> report_profiles_;  // a version 1 report's one profile, else the default
   std::vector<CellRef> cells_;                // sorted by row, then report
   std::vector<std::size_t> row_starts_;       // each row's first cell in cells_
   std::vector<bool> row_disagrees_;

@@ -104,6 +104,9 @@ class Profile {
   virtual void read_case_body(const YAML::Node& root, Case& c) const = 0;
   // The profile's checks of the case that come after the schema's.
   virtual void check_case_body(const YAML::Node& root, const Case& c) const = 0;
+
+  // `cases export`: the extension of every file export_case writes (".kiln").
+  virtual std::string_view export_extension() const = 0;
 };
 
 // Every profile, the default first; a case's profile is one of these (the loader

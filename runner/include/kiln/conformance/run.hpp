@@ -48,7 +48,7 @@ inline constexpr std::size_t kKeptTextOnceSpent = 256;
 struct CaseResult {
   std::string case_id;
   std::string topic;             // the case's folder under the cases directory
-  std::string profile;           // the case's format profile; reports write "kiln-v2" when empty
+  std::string profile;           // the case's format profile; reports write the default's when empty
   Operation op = Operation::kDecode;
   Level level = Level::kRequired;
   std::vector<std::string> rules;
@@ -57,7 +57,7 @@ struct CaseResult {
   // The list entry that matched, if one did.
   bool listed = false;
   // Skipped because the hello declares it out of its scope within an offered
-  // profile (an encode of a Tier 2 type not in hurray_tier2): not a shortfall.
+  // profile (an encode of a Tier 2 type the hello does not list): not a shortfall.
   bool out_of_scope = false;
   std::optional<Status> listed_status;  // nullopt: the entry accepts any failure
   std::string listed_reason;
@@ -204,7 +204,7 @@ std::vector<TopicTotals> totals_by_topic(const std::vector<CaseResult>& results)
 // needs (its block, a reject's class) is a Status::kError result.
 void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseResult& result);
 // The same given the adapter's hello (nullptr: none), which decides what a case
-// of an optional part of a profile expects (hurray-elements's Tier 2 types).
+// of an optional part of a profile expects (a profile's Tier 2 types).
 void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseResult& result,
            const protocol::Hello* hello);
 
