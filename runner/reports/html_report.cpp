@@ -174,7 +174,9 @@ PageFrame page_frame(std::string_view kind) {
   frame.head += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   frame.head += kind == "matrix" ? "<title>Kiln conformance matrix</title>\n" : "<title>Kiln conformance</title>\n";
   frame.head += "<style>" + style + "</style>\n</head>\n<body>\n<div id=\"root\"></div>\n";
-  frame.head += "<script type=\"application/json\" id=\"kiln-data\">";
+  // The profile of a result or a version 1 report that names none, for the script.
+  frame.head += "<script type=\"application/json\" id=\"kiln-data\" data-default-profile=\"" +
+                std::string(default_profile_name()) + "\">";
   frame.tail += "</script>\n";
   frame.tail += "<noscript>This report is drawn by its script; the data is in the kiln-data element.</noscript>\n";
   frame.tail += "<script>" + script + "</script>\n</body>\n</html>\n";

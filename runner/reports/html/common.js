@@ -45,8 +45,10 @@ function certificateClass(text) {
   return "certificate none";
 }
 
+const DEFAULT_PROFILE = document.getElementById("kiln-data").dataset.defaultProfile;
+
 function profileOf(result, report) {
-  return result.profile || (report && report.profile) || "kiln-v2";
+  return result.profile || (report && report.profile) || DEFAULT_PROFILE;
 }
 
 function bytesOf(hex) {

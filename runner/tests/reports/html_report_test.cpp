@@ -309,11 +309,11 @@ TEST(LoadRunReport, ReadsEveryVersionAndChecksTheGeneratedPhases) {
 
 // The text of a page's kiln-data element.
 std::string page_data(const std::string& page) {
-  const std::string open = "<script type=\"application/json\" id=\"kiln-data\">";
-  const auto start = page.find(open);
-  if (start == std::string::npos) return {};
+  const auto tag = page.find("<script type=\"application/json\" id=\"kiln-data\"");
+  if (tag == std::string::npos) return {};
+  const auto start = page.find('>', tag) + 1;
   const auto end = page.find("</script>", start);
-  return page.substr(start + open.size(), end - start - open.size());
+  return page.substr(start, end - start);
 }
 
 // The run page as `run --html` writes it: streamed a result at a time, and the
