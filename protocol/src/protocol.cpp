@@ -768,6 +768,24 @@ bool answers(const Outcome& outcome, Op op, std::string_view profile) {
   return std::holds_alternative<Reject>(outcome) && op != Op::kHello;
 }
 
+std::string outcome_summary(const Outcome& outcome) {
+  if (std::holds_alternative<Accept>(outcome)) return "accept";
+  if (std::holds_alternative<EncodedBlock>(outcome)) return "block";
+  if (std::holds_alternative<ElementsAccept>(outcome)) return "accept (elements)";
+  if (std::holds_alternative<OpaqueAccept>(outcome)) return "opaque";
+  if (std::holds_alternative<ElementData>(outcome)) return "data";
+  const auto reject_text = [](std::string_view error_class, const std::optional<std::string>& rule) {
+    std::string text = "reject " + std::string(error_class);
+    if (rule) text += " (" + bounded_message(*rule, 256) + ")";
+    return text;
+  };
+  if (const auto* reject = std::get_if<Reject>(&outcome))
+    return reject_text(to_string(reject->error_class), reject->rule);
+  if (const auto* reject = std::get_if<ElementsReject>(&outcome))
+    return reject_text(hurray::to_string(reject->error_class), reject->rule);
+  return "error: " + bounded_message(std::get<ProtocolError>(outcome).message);
+}
+
 Expected<Outcome> outcome_from_json(const Json& json, Op answered, std::string_view profile) {
   if (!json.is_object())
     return fail<Outcome>(std::string("a reply must be a JSON object, got ") +

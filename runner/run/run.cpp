@@ -56,26 +56,6 @@ std::size_t written_size(std::string_view text) {
          }));
 }
 
-// What came back, short: an error's message is kept here and nowhere else; a
-// reject's message goes to detail, only when the case fails.
-std::string outcome_text(const protocol::Outcome& outcome) {
-  if (std::holds_alternative<protocol::Accept>(outcome)) return "accept";
-  if (std::holds_alternative<protocol::EncodedBlock>(outcome)) return "block";
-  if (std::holds_alternative<protocol::ElementsAccept>(outcome)) return "accept (elements)";
-  if (std::holds_alternative<protocol::OpaqueAccept>(outcome)) return "opaque";
-  if (std::holds_alternative<protocol::ElementData>(outcome)) return "data";
-  const auto reject_text = [](std::string_view error_class, const std::optional<std::string>& rule) {
-    std::string text = "reject " + std::string(error_class);
-    if (rule) text += " (" + bounded_message(*rule, 256) + ")";
-    return text;
-  };
-  if (const auto* reject = std::get_if<protocol::Reject>(&outcome))
-    return reject_text(to_string(reject->error_class), reject->rule);
-  if (const auto* reject = std::get_if<protocol::ElementsReject>(&outcome))
-    return reject_text(hurray::to_string(reject->error_class), reject->rule);
-  return "error: " + bounded_message(std::get<protocol::ProtocolError>(outcome).message);
-}
-
 // Characters a shell word may hold unquoted.
 bool shell_safe(const std::string& text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
@@ -129,7 +109,7 @@ void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseRe
 
 void judge(const Case& c, Operation op, const protocol::Outcome& outcome, CaseResult& result,
            const protocol::Hello* hello) {
-  result.got = outcome_text(outcome);
+  result.got = protocol::outcome_summary(outcome);
   const Profile& profile = profile_of(c);
   if (const auto why = profile.unjudgeable(c, op)) {
     result.status = Status::kError;

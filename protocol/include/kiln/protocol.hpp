@@ -278,6 +278,10 @@ Expected<Outcome> outcome_from_json(const Json& json, Op answered,
                                     std::string_view profile = kProfileKilnV2);
 // Does the outcome answer a request of this op and profile? (An error always does.)
 bool answers(const Outcome& outcome, Op op, std::string_view profile);
+// What came back, short, as reports show it ("accept", "block", "reject FRAME
+// (FRAME-MAGIC)", "error: ..."); a rule and an error's message are bounded, and
+// a reject's message is left out (reports show it apart, when the case fails).
+std::string outcome_summary(const Outcome& outcome);
 
 // ---- Lines ----
 

@@ -1,8 +1,9 @@
 // A format profile as the runner and the case tools see it: its rules, how a
 // case of it becomes a request, how a reply is judged, and how a case is checked
-// against the reference. Each profile is one codec behind this interface
-// (profiles/kiln_v2/profile.cpp, profiles/hurray_elements/profile.cpp); run, the reports, coverage and the
-// certificate go through it and know no profile's format.
+// against the reference. Each profile is one codec behind this interface, in its
+// own folder (runner/profiles/<profile>/profile.cpp), listed by the registry
+// (runner/profiles/registry.cpp); run, the reports, coverage and the certificate
+// go through it and know no profile's format.
 #pragma once
 
 #include <cstdint>
@@ -87,7 +88,7 @@ class Profile {
   // `cases check`: every problem of a loaded case against the reference.
   virtual std::vector<std::string> check(const Case& c) const = 0;
   // `cases check`: what the profile reports of the whole set after every case's
-  // problems (kiln-v2: how much of it isolation checks whole); may be nothing.
+  // problems (how much of it a profile's own checks cover, say); may be nothing.
   virtual void check_summary(const CaseSet& set, std::ostream& out) const = 0;
   // `cases regen`: the block the case's file stores (nullopt: none), or why it
   // cannot be made (a fault that cannot apply).
