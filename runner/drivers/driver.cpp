@@ -203,12 +203,12 @@ class ProcessDriver final : public Driver {
   }
 
   // A hello reply, its id checked when it echoes one.
-  static protocol::Expected<protocol::Hello> hello_reply(std::string_view line, std::uint64_t id) {
+  static Checked<protocol::Hello> hello_reply(std::string_view line, std::uint64_t id) {
     auto json = protocol::parse_line(line);
-    if (!json) return protocol::Expected<protocol::Hello>::failure(json.error());
+    if (!json) return Failure(json.error());
     bool echoed = false;
     if (auto mismatch = id_mismatch(id, json.value(), echoed))
-      return protocol::Expected<protocol::Hello>::failure(*mismatch);
+      return Failure(*mismatch);
     return protocol::hello_from_json(json.value());
   }
 
