@@ -8,7 +8,6 @@
 #include <limits>
 #include <sstream>
 #include <thread>
-#include <variant>
 #include <memory>
 #include <ostream>
 #include <utility>
@@ -160,11 +159,11 @@ struct RequestFile {
 };
 
 // The request file fuzz writes (fuzz_engine.cpp): a header line, then requests.
-std::variant<RequestFile, std::string> read_request_file(const std::filesystem::path& path) {
+Checked<RequestFile> read_request_file(const std::filesystem::path& path) {
   const std::string where = path.string();
-  const FileText read = read_regular_file(path, kMaxReplayFileBytes, " (the most a request file holds)");
-  if (!read.text) return where + ": " + read.problem;
-  const std::string& text = *read.text;
+  const Checked<std::string> read = read_regular_file(path, kMaxReplayFileBytes, " (the most a request file holds)");
+  if (!read) return Failure(where + ": " + read.error());
+  const std::string& text = read.value();
   RequestFile file;
   std::size_t line_number = 0;
   std::size_t at = 0;
@@ -178,36 +177,36 @@ std::variant<RequestFile, std::string> read_request_file(const std::filesystem::
       auto header = protocol::parse_line(line);
       if (!header || !header.value().is_object() || header.value().value("kiln_conformance_requests", 0) != 1 ||
           !header.value().contains("profile") || !header.value()["profile"].is_string())
-        return here + "not a kiln-conformance request file (the first line must be its header, "
-                      "{\"kiln_conformance_requests\":1,\"profile\":...})";
+        return Failure(here + "not a kiln-conformance request file (the first line must be its header, "
+                              "{\"kiln_conformance_requests\":1,\"profile\":...})");
       file.profile = header.value()["profile"].get<std::string>();
       if (!find_profile_module(file.profile))
-        return here + "unknown profile " + protocol::quoted_excerpt(file.profile);
+        return Failure(here + "unknown profile " + protocol::quoted_excerpt(file.profile));
       continue;
     }
     if (file.requests.size() >= kMaxReplayRequests)
-      return here + "more than " + std::to_string(kMaxReplayRequests) + " requests";
+      return Failure(here + "more than " + std::to_string(kMaxReplayRequests) + " requests");
     auto request = protocol::parse_request(line);
-    if (!request) return here + protocol::printable(request.error());
+    if (!request) return Failure(here + protocol::printable(request.error()));
     const auto op = protocol::op_of(request.value());
     if (op == protocol::Op::kHello || protocol::profile_of(request.value()) != file.profile)
-      return here + "a request file holds " + file.profile + " decode and encode requests only";
+      return Failure(here + "a request file holds " + file.profile + " decode and encode requests only");
     file.requests.push_back(std::move(request.value()));
   }
-  if (line_number == 0) return where + ": empty";
-  if (file.requests.empty()) return where + ": no requests after the header";
+  if (line_number == 0) return Failure(where + ": empty");
+  if (file.requests.empty()) return Failure(where + ": no requests after the header");
   return file;
 }
 
 }  // namespace
 
 int run_replay(const ReplayOptions& options, std::ostream& out, std::ostream& err) {
-  auto read = read_request_file(options.file);
-  if (const auto* problem = std::get_if<std::string>(&read)) {
-    err << "replay: " << protocol::printable(*problem) << "\n";
+  const auto read = read_request_file(options.file);
+  if (!read) {
+    err << "replay: " << protocol::printable(read.error()) << "\n";
     return kExitUsage;
   }
-  const RequestFile& file = std::get<RequestFile>(read);
+  const RequestFile& file = read.value();
   const ProcessOptions process = process_options(options.timeout_ms, options.hello_timeout_ms);
   std::string problem;
   auto driver = make_driver(options.adapter, process, problem);

@@ -39,8 +39,8 @@ std::size_t request_bytes(const Request& request) {
 // Whether file is a regular file of exactly text (read no further than that):
 // what an earlier run of the same phase wrote, to be reused rather than copied.
 bool holds_exactly(const std::filesystem::path& file, const std::string& text) {
-  const FileText existing = read_regular_file(file, text.size() + 1, "");
-  return existing.text && *existing.text == text;
+  const Checked<std::string> existing = read_regular_file(file, text.size() + 1, "");
+  return existing && existing.value() == text;
 }
 
 // What a judged exchange shows, for a not-reproduced listing.

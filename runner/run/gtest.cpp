@@ -180,8 +180,8 @@ class GeneratedTest final : public ::testing::Test {
       print_result(text, result, replay_of_current_test());
       // The minimized case itself: what to commit, and what fails alone.
       if (result.generated && !result.generated->file.empty()) {
-        const FileText written = read_regular_file(result.generated->file, kMaxShownCaseBytes, "");
-        if (written.text) text << "    the case (" << result.generated->file << "):\n" << *written.text;
+        const Checked<std::string> written = read_regular_file(result.generated->file, kMaxShownCaseBytes, "");
+        if (written) text << "    the case (" << result.generated->file << "):\n" << written.value();
       }
       ADD_FAILURE() << text.str();
     }

@@ -493,23 +493,18 @@ bool write_reports(const RunOptions& options, const ReportContext& context, cons
   // Each writer says why its file could not be written.
   const auto write_with = [&](const std::optional<std::filesystem::path>& file, const auto& writer) {
     if (!file) return;
-    std::string problem;
-    if (!writer(*file, problem)) {
-      err << "run: " << problem << "\n";
+    if (const Checked<void> wrote = writer(*file); !wrote) {
+      err << "run: " << wrote.error() << "\n";
       written = false;
     }
   };
   const auto text_of = [](std::string text) {
-    return [text = std::move(text)](const std::filesystem::path& file, std::string& problem) {
-      return write_text_file(file, text, problem);
-    };
+    return [text = std::move(text)](const std::filesystem::path& file) { return write_text_file(file, text); };
   };
   // The JSON report and the run's page are streamed a result at a time: no
   // report is whole in memory, whatever an adapter sent.
   const auto streamed = [&](auto writer) {
-    return [&context, writer](const std::filesystem::path& file, std::string& problem) {
-      return writer(context, file, problem);
-    };
+    return [&context, writer](const std::filesystem::path& file) { return writer(context, file); };
   };
   write_with(options.json_report, streamed(write_json_report));
   if (options.junit_report) write_with(options.junit_report, text_of(junit_report(context)));
