@@ -213,13 +213,12 @@ std::optional<std::size_t> register_tests(AdapterFactory factory, const Options&
     return std::nullopt;
   }
   if (options.expected_failures) {
-    std::string error;
-    auto loaded = ExpectedFailures::load(*options.expected_failures, error);
+    auto loaded = ExpectedFailures::load(*options.expected_failures);
     if (!loaded) {
-      err << error << "\n";
+      err << loaded.error() << "\n";
       return std::nullopt;
     }
-    registry->loaded = std::move(*loaded);
+    registry->loaded = std::move(loaded).value();
   }
   registry->current = registry->loaded;
   registry->options = options;

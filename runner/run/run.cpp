@@ -219,13 +219,12 @@ std::optional<Plan> plan_run(const RunOptions& options, const CaseSet& set, std:
     }
   Plan plan;
   if (options.expected_failures) {
-    std::string error;
-    auto loaded = ExpectedFailures::load(*options.expected_failures, error);
+    auto loaded = ExpectedFailures::load(*options.expected_failures);
     if (!loaded) {
-      err << error << "\n";
+      err << loaded.error() << "\n";
       return std::nullopt;
     }
-    plan.expected = std::move(*loaded);
+    plan.expected = std::move(loaded).value();
   }
   plan.ops = std::set<Operation>(options.ops.begin(), options.ops.end());
   for (const Case& c : set.cases) {
