@@ -39,17 +39,17 @@ fuzzing::DriverFactory fresh_drivers(const std::string& adapter, const ProcessOp
   return [adapter, process](std::chrono::milliseconds timeout) {
     ProcessOptions fresh = process;
     fresh.timeout = timeout;
-    std::string unused;
-    return make_driver(adapter, fresh, unused);
+    auto made = make_driver(adapter, fresh);
+    return made ? std::move(made).value() : nullptr;
   };
 }
 
 // The hello, asked a few times with a pause between: one slow or failed start
 // on a loaded machine does not make an adapter unusable.
-std::optional<protocol::Hello> usable_hello(Driver& driver, std::string& problem) {
+Checked<protocol::Hello> usable_hello(Driver& driver) {
   for (int attempt = 1;; ++attempt) {
-    if (auto hello = driver.hello(problem)) return hello;
-    if (attempt == 3) return std::nullopt;
+    auto hello = driver.hello();
+    if (hello || attempt == 3) return hello;
     std::this_thread::sleep_for(std::chrono::milliseconds(250 * attempt));
   }
 }
@@ -102,17 +102,17 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const CaseSet& set, std::ostrea
     return summary;
   }
   const ProcessOptions process = process_options(options.timeout_ms, options.hello_timeout_ms);
-  std::string problem;
-  auto driver = make_driver(options.adapter, process, problem);
-  if (!driver) {
-    err << "fuzz: " << problem << "\n";
+  auto made = make_driver(options.adapter, process);
+  if (!made) {
+    err << "fuzz: " << made.error() << "\n";
     summary.exit_code = kExitUsage;
     return summary;
   }
-  const auto hello = usable_hello(*driver, problem);
+  const std::unique_ptr<Driver> driver = std::move(made).value();
+  const auto hello = usable_hello(*driver);
   if (!hello || hello->protocol != protocol::kProtocolVersion) {
     err << "fuzz: the adapter is unusable: no protocol " << protocol::kProtocolVersion << " hello ("
-        << (hello ? "it speaks protocol " + std::to_string(hello->protocol) : protocol::printable(problem))
+        << (hello ? "it speaks protocol " + std::to_string(hello->protocol) : protocol::printable(hello.error()))
         << "); nothing was fuzzed\n";
     summary.exit_code = kExitAdapterUnusable;
     return summary;
@@ -208,18 +208,18 @@ int run_replay(const ReplayOptions& options, std::ostream& out, std::ostream& er
   }
   const RequestFile& file = read.value();
   const ProcessOptions process = process_options(options.timeout_ms, options.hello_timeout_ms);
-  std::string problem;
-  auto driver = make_driver(options.adapter, process, problem);
-  if (!driver) {
-    err << "replay: " << problem << "\n";
+  auto made = make_driver(options.adapter, process);
+  if (!made) {
+    err << "replay: " << made.error() << "\n";
     return kExitUsage;
   }
-  const auto hello = driver->hello(problem);
+  const std::unique_ptr<Driver> driver = std::move(made).value();
+  const auto hello = driver->hello();
   if (!hello || hello->protocol != protocol::kProtocolVersion || !hello->offers_profile(file.profile)) {
     err << "replay: the adapter is unusable: "
         << (hello ? "its hello does not offer protocol " + std::to_string(protocol::kProtocolVersion) +
                         " with profile " + file.profile
-                  : "no hello (" + protocol::printable(problem) + ")")
+                  : "no hello (" + protocol::printable(hello.error()) + ")")
         << "\n";
     return kExitAdapterUnusable;
   }
@@ -229,9 +229,9 @@ int run_replay(const ReplayOptions& options, std::ostream& out, std::ostream& er
   fuzz.timeout_ms = options.timeout_ms;
   std::ostringstream ignored;
   auto judge = make_fuzzer(fuzz, *driver, fresh_drivers(options.adapter, process), *hello, nullptr, ignored, ignored);
-  const auto judged = judge->judge_sequence(file.requests, *driver, problem);
+  const auto judged = judge->judge_sequence(file.requests, *driver);
   if (!judged) {
-    err << "replay: the adapter could not be started again (" << problem << ")\n";
+    err << "replay: the adapter could not be started again (" << judged.error() << ")\n";
     return kExitAdapterUnusable;
   }
   out << "replay: " << file.requests.size() << " request(s) to one adapter; the last: reference "

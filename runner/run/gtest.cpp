@@ -85,9 +85,10 @@ bool start_adapter(const Registry& registry, std::unique_ptr<Driver>& driver,
     return false;
   }
   driver = make_in_process_driver(std::move(adapter));
-  std::string problem;
-  hello = driver->hello(problem);
-  if (!hello) ADD_FAILURE() << "the adapter has no usable hello: " << protocol::printable(problem);
+  auto asked = driver->hello();
+  hello.reset();
+  if (asked) hello = std::move(asked).value();
+  else ADD_FAILURE() << "the adapter has no usable hello: " << protocol::printable(asked.error());
   if (hello && hello->protocol != protocol::kProtocolVersion) {
     ADD_FAILURE() << "the adapter speaks adapter protocol " << hello->protocol << ", this suite protocol "
                   << protocol::kProtocolVersion << ": nothing was sent";

@@ -166,13 +166,13 @@ std::string utc_now() {
 
 // The run's adapter, with the run's limit or (for a replay of a generated
 // failure) the one given.
-std::unique_ptr<Driver> make_driver(const RunOptions& options, std::size_t largest_block,
-                                    std::chrono::milliseconds timeout, std::string& error) {
+Checked<std::unique_ptr<Driver>> make_driver(const RunOptions& options, std::size_t largest_block,
+                                             std::chrono::milliseconds timeout) {
   ProcessOptions process;
   process.one_shot = options.one_shot;
   process.timeout = timeout;
   process.max_reply_bytes = protocol::max_reply_line_bytes(largest_block);
-  return conformance::make_driver(options.adapter, process, error);
+  return conformance::make_driver(options.adapter, process);
 }
 
 std::string topic_of(const Case& c) {
@@ -268,13 +268,14 @@ namespace {
 std::optional<Session> start_adapter(const RunOptions& options, const Plan& plan, std::ostream& out,
                                      std::ostream& err) {
   Session session;
-  std::string error;
-  session.driver = make_driver(options, plan.largest_block, std::chrono::milliseconds(options.timeout_ms), error);
-  if (!session.driver) {
-    err << "run: " << error << "\n";
+  auto made = make_driver(options, plan.largest_block, std::chrono::milliseconds(options.timeout_ms));
+  if (!made) {
+    err << "run: " << made.error() << "\n";
     return std::nullopt;
   }
-  session.hello = session.driver->hello(session.hello_problem);
+  session.driver = std::move(made).value();
+  if (auto hello = session.driver->hello()) session.hello = std::move(hello).value();
+  else session.hello_problem = std::move(hello).error();
   const auto& hello = session.hello;
   // Replies of another protocol version cannot be read as version 1's: judging
   // them could pass what should fail, so nothing is sent.
@@ -432,8 +433,8 @@ std::vector<GeneratedPhase> run_generated(const RunOptions& options, Plan& plan,
   if (options.max_failures && failing >= options.max_failures) return phases;
   const std::uint64_t seed = options.generated_seed.value_or(generated_seed(case_set_sha256));
   const auto fresh = [&options, largest = plan.largest_block](std::chrono::milliseconds timeout) {
-    std::string unused;
-    return make_driver(options, largest, timeout, unused);
+    auto made = make_driver(options, largest, timeout);
+    return made ? std::move(made).value() : nullptr;
   };
   bool stopped = false;
   for (auto& [profile, ops] : phase_profiles(plan, *session.hello)) {
