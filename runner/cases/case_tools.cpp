@@ -394,12 +394,12 @@ int cases_regen(const std::filesystem::path& root, std::ostream& out, std::ostre
   bool failed = false;
   for (const Case& c : set.cases) {
     auto made = profile_of(c).regen_block(c);
-    if (auto* error = std::get_if<std::string>(&made)) {
-      err << c.origin.describe() << ": " << c.id << ": " << *error << "\n";
+    if (!made) {
+      err << c.origin.describe() << ": " << c.id << ": " << made.error() << "\n";
       failed = true;
       continue;
     }
-    results.emplace_back(&c, std::get<0>(std::move(made)));
+    results.emplace_back(&c, std::move(made).value());
   }
   if (failed) {
     err << "regen: nothing written\n";

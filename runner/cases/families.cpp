@@ -219,11 +219,11 @@ void read_family(const fs::path& file, const std::string& display, const CaseSch
     const MemberContext context{family.name, family.generator, schema};
     for (const PendingMember& finish : pending) {
       FinishedMember member = finish(context);
-      if (auto* problem = std::get_if<std::string>(&member)) {
-        error_at(1, 1, *problem);
+      if (!member) {
+        error_at(1, 1, member.error());
         continue;
       }
-      auto& made = std::get<FamilyMember>(member);
+      auto& made = member.value();
       if (!ids.insert(made.id).second) {
         error_at(1, 1, made.id + ": generated twice");
         continue;

@@ -40,11 +40,11 @@ std::optional<std::string> compare_reject(const Expectation& expect, const Error
 std::vector<std::string> check_kiln_case(const Case& test_case) {
   std::vector<std::string> problems;
   auto made = materialize(test_case);
-  if (auto* error = std::get_if<std::string>(&made)) {
-    problems.push_back(*error);
+  if (!made) {
+    problems.push_back(made.error());
     return problems;
   }
-  const Materialized& materialized = std::get<Materialized>(made);
+  const Materialized& materialized = made.value();
 
   // A file regen has not written yet (no ops) gets its block from the loader,
   // so that every tool can use it; the file itself still stores none.
