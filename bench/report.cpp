@@ -198,14 +198,16 @@ ShapeMemory measure_shape(const Shape& shape) {
     memory.error = what;
     return memory;
   };
-  memory.write_json = measure([&] { return kc::write_json_report(context, json, error); }, ok);
+  // Whether a step succeeded; its error is kept for the message.
+  const auto done = [&](const auto& step) {
+    if (!step) error = step.error();
+    return step.ok();
+  };
+  memory.write_json = measure([&] { return done(kc::write_json_report(context, json)); }, ok);
   if (!ok) return failed("the JSON report was not written: " + error);
-  memory.write_page = measure([&] { return kc::write_run_page(context, html, error); }, ok);
+  memory.write_page = measure([&] { return done(kc::write_run_page(context, html)); }, ok);
   if (!ok) return failed("the run page was not written: " + error);
-  memory.load = measure([&] {
-    kc::LoadedReport loaded;
-    return kc::load_run_report(json, loaded, error);
-  }, ok);
+  memory.load = measure([&] { return done(kc::load_run_report(json)); }, ok);
   if (!ok) return failed("the report did not load: " + error);
   std::ostringstream out, err;
   memory.report = measure([&] {

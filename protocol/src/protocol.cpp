@@ -15,11 +15,6 @@ constexpr std::uint64_t kMaxU16 = std::numeric_limits<std::uint16_t>::max();
 constexpr std::uint64_t kMaxU32 = std::numeric_limits<std::uint32_t>::max();
 constexpr std::uint64_t kMaxU64 = std::numeric_limits<std::uint64_t>::max();
 
-template <class T>
-Expected<T> fail(std::string message) {
-  return Expected<T>::failure(std::move(message));
-}
-
 std::string join(std::string_view where, std::string_view key) {
   std::string path(where);
   if (!path.empty()) path += '.';
@@ -407,10 +402,10 @@ Json tensor_to_json(const TensorDescription& tensor) {
   return json;
 }
 
-Expected<TensorDescription> tensor_from_json(const Json& json, std::string_view where) {
+Checked<TensorDescription> tensor_from_json(const Json& json, std::string_view where) {
   if (!json.is_object())
-    return fail<TensorDescription>(std::string(where) + ": must be an object, got " +
-                                   describe_json_value(json));
+    return Failure(std::string(where) + ": must be an object, got " +
+                   describe_json_value(json));
   FieldReader reader(json, std::string(where));
   TensorDescription tensor;
   if (reader.optional("name_hex") && !reader.optional("name")) {
@@ -447,7 +442,7 @@ Expected<TensorDescription> tensor_from_json(const Json& json, std::string_view 
   if (auto block_size = reader.unsigned_integer("block_size", kMaxU32))
     tensor.block_size = static_cast<std::uint32_t>(*block_size);
   if (auto payload = reader.hex("payload")) tensor.payload = std::move(*payload);
-  if (reader.failed()) return fail<TensorDescription>(reader.error());
+  if (reader.failed()) return Failure(reader.error());
   return tensor;
 }
 
@@ -457,15 +452,15 @@ Json tensors_to_json(const BlockDescription& description) {
   return json;
 }
 
-Expected<BlockDescription> tensors_from_json(const Json& json, std::string_view where) {
+Checked<BlockDescription> tensors_from_json(const Json& json, std::string_view where) {
   if (!json.is_array())
-    return fail<BlockDescription>(std::string(where) + ": must be an array of tensors, got " +
-                                  describe_json_value(json));
+    return Failure(std::string(where) + ": must be an array of tensors, got " +
+                   describe_json_value(json));
   BlockDescription description;
   description.tensors.reserve(json.size());
   for (std::size_t i = 0; i < json.size(); ++i) {
     auto tensor = tensor_from_json(json[i], indexed(where, i));
-    if (!tensor) return fail<BlockDescription>(tensor.error());
+    if (!tensor) return Failure(tensor.error());
     description.tensors.push_back(std::move(tensor).value());
   }
   return description;
@@ -522,10 +517,10 @@ bool elements_field(FieldReader& reader, const char* key, Keep keep) {
   return true;
 }
 
-Expected<Request> elements_request_from_json(FieldReader& reader, Op op, std::string case_id) {
+Checked<Request> elements_request_from_json(FieldReader& reader, Op op, std::string case_id) {
   const auto tag = reader.unsigned_integer("tag", 0xFF);
   auto shape = tag ? shape_field(reader, "shape") : std::nullopt;
-  if (reader.failed()) return fail<Request>(reader.error());
+  if (reader.failed()) return Failure(reader.error());
   if (op == Op::kDecode) {
     hurray::Mode mode = hurray::Mode::kStrict;
     if (auto text = reader.string("mode", false)) {
@@ -533,14 +528,14 @@ Expected<Request> elements_request_from_json(FieldReader& reader, Op op, std::st
       else reader.fail("mode: must be \"strict\" or \"permissive\", got " + quoted_excerpt(*text));
     }
     auto data = reader.failed() ? std::nullopt : reader.hex("data");
-    if (reader.failed()) return fail<Request>(reader.error());
+    if (reader.failed()) return Failure(reader.error());
     return Request{ElementsDecodeRequest{std::move(case_id), static_cast<std::uint8_t>(*tag),
                                          std::move(*shape), mode, std::move(*data)}};
   }
   std::vector<std::string> elements;
   if (!elements_field(reader, "elements",
                       [&](const std::string& text, const hurray::Element&) { elements.push_back(text); }))
-    return fail<Request>(reader.error());
+    return Failure(reader.error());
   return Request{ElementsEncodeRequest{std::move(case_id), static_cast<std::uint8_t>(*tag),
                                        std::move(*shape), std::move(elements)}};
 }
@@ -580,35 +575,35 @@ Json request_to_json(const Request& request) {
   return json;
 }
 
-Expected<Request> request_from_json(const Json& json) {
+Checked<Request> request_from_json(const Json& json) {
   if (!json.is_object())
-    return fail<Request>(std::string("a request must be a JSON object, got ") +
-                         describe_json_value(json));
+    return Failure(std::string("a request must be a JSON object, got ") +
+                   describe_json_value(json));
   FieldReader reader(json, "");
   const auto op_text = reader.string("op");
-  if (!op_text) return fail<Request>(reader.error());
+  if (!op_text) return Failure(reader.error());
   const auto op = op_from_string(*op_text);
   if (!op)
-    return fail<Request>("op: unknown op " + quoted_excerpt(*op_text) +
-                         "; protocol 1 has hello, decode and encode");
+    return Failure("op: unknown op " + quoted_excerpt(*op_text) +
+                   "; protocol 1 has hello, decode and encode");
   if (*op == Op::kHello) {
     const auto version = reader.unsigned_integer("protocol", kMaxU64);
-    if (!version) return fail<Request>(reader.error());
+    if (!version) return Failure(reader.error());
     return Request{HelloRequest{*version}};
   }
   std::string case_id = reader.string("case", false).value_or("");
   std::string profile = reader.string("profile", false).value_or(std::string(kProfileKilnV2));
-  if (reader.failed()) return fail<Request>(reader.error());
+  if (reader.failed()) return Failure(reader.error());
   if (profile == kProfileHurrayElements) return elements_request_from_json(reader, *op, std::move(case_id));
   if (*op == Op::kDecode) {
     auto block = reader.hex("block");
-    if (!block) return fail<Request>(reader.error());
+    if (!block) return Failure(reader.error());
     return Request{DecodeRequest{std::move(case_id), std::move(profile), std::move(*block)}};
   }
   const Json* tensors = reader.required("tensors");
-  if (!tensors) return fail<Request>(reader.error());
+  if (!tensors) return Failure(reader.error());
   auto description = tensors_from_json(*tensors, "tensors");
-  if (!description) return fail<Request>(description.error());
+  if (!description) return Failure(description.error());
   return Request{
       EncodeRequest{std::move(case_id), std::move(profile), std::move(description).value()}};
 }
@@ -626,17 +621,17 @@ Json hello_to_json(const Hello& hello) {
   return json;
 }
 
-Expected<Hello> hello_from_json(const Json& json) {
+Checked<Hello> hello_from_json(const Json& json) {
   if (!json.is_object())
-    return fail<Hello>(std::string("the hello reply must be a JSON object, got ") +
-                       describe_json_value(json));
+    return Failure(std::string("the hello reply must be a JSON object, got ") +
+                   describe_json_value(json));
   FieldReader reader(json, "");
   if (const Json* result = reader.optional("result"); result && *result == "error") {
     const Json* message = reader.optional("message");
-    return fail<Hello>("the adapter answered hello with an error: " +
-                       (message && message->is_string()
-                            ? bounded_message(message->get_ref<const std::string&>())
-                            : std::string("(no message)")));
+    return Failure("the adapter answered hello with an error: " +
+                   (message && message->is_string()
+                        ? bounded_message(message->get_ref<const std::string&>())
+                        : std::string("(no message)")));
   }
   Hello hello;
   // Shown in every report: kept short.
@@ -660,7 +655,7 @@ Expected<Hello> hello_from_json(const Json& json) {
     }
     hello.hurray_tier2 = std::move(*tier2);
   }
-  if (reader.failed()) return fail<Hello>(reader.error());
+  if (reader.failed()) return Failure(reader.error());
   return hello;
 }
 
@@ -709,10 +704,10 @@ Json outcome_to_json(const Outcome& outcome) {
 
 namespace {
 
-Expected<Outcome> elements_outcome_from_json(FieldReader& reader, const std::string& result, Op answered) {
+Checked<Outcome> elements_outcome_from_json(FieldReader& reader, const std::string& result, Op answered) {
   auto wrong_op = [&] {
-    return fail<Outcome>("result: " + quoted_excerpt(result) + " does not answer a hurray-elements " +
-                         std::string(to_string(answered)));
+    return Failure("result: " + quoted_excerpt(result) + " does not answer a hurray-elements " +
+                   std::string(to_string(answered)));
   };
   if (result == "accept" || result == "opaque") {
     if (answered != Op::kDecode) return wrong_op();
@@ -720,7 +715,7 @@ Expected<Outcome> elements_outcome_from_json(FieldReader& reader, const std::str
     ElementsAccept accept;
     if (!elements_field(reader, "elements",
                         [&](const std::string&, const hurray::Element& value) { accept.elements.push_back(value); }))
-      return fail<Outcome>(reader.error());
+      return Failure(reader.error());
     return Outcome{std::move(accept)};
   }
   if (result == "reject") {
@@ -735,22 +730,22 @@ Expected<Outcome> elements_outcome_from_json(FieldReader& reader, const std::str
     reject.message = bounded_message(reader.string("message", false).value_or(""));
     if (auto rule = reader.string("rule", false)) reject.rule = bounded_message(*rule, kMaxNameBytes);
     reject.offset = reader.unsigned_integer("offset", kMaxU64, false);
-    if (reader.failed()) return fail<Outcome>(reader.error());
+    if (reader.failed()) return Failure(reader.error());
     return Outcome{std::move(reject)};
   }
   if (result == "data") {
     if (answered != Op::kEncode) return wrong_op();
     auto data = reader.hex("data");
-    if (!data) return fail<Outcome>(reader.error());
+    if (!data) return Failure(reader.error());
     return Outcome{ElementData{std::move(*data)}};
   }
   if (result == "error") {
     std::string message = bounded_message(reader.string("message", false).value_or(""));
-    if (reader.failed()) return fail<Outcome>(reader.error());
+    if (reader.failed()) return Failure(reader.error());
     return Outcome{ProtocolError{std::move(message)}};
   }
-  return fail<Outcome>("result: unknown result " + quoted_excerpt(result) +
-                       "; hurray-elements expects accept, opaque, reject, data or error");
+  return Failure("result: unknown result " + quoted_excerpt(result) +
+                 "; hurray-elements expects accept, opaque, reject, data or error");
 }
 
 }  // namespace
@@ -786,24 +781,24 @@ std::string outcome_summary(const Outcome& outcome) {
   return "error: " + bounded_message(std::get<ProtocolError>(outcome).message);
 }
 
-Expected<Outcome> outcome_from_json(const Json& json, Op answered, std::string_view profile) {
+Checked<Outcome> outcome_from_json(const Json& json, Op answered, std::string_view profile) {
   if (!json.is_object())
-    return fail<Outcome>(std::string("a reply must be a JSON object, got ") +
-                         describe_json_value(json));
+    return Failure(std::string("a reply must be a JSON object, got ") +
+                   describe_json_value(json));
   FieldReader reader(json, "");
   const auto result = reader.string("result");
-  if (!result) return fail<Outcome>(reader.error());
+  if (!result) return Failure(reader.error());
   if (profile == kProfileHurrayElements) return elements_outcome_from_json(reader, *result, answered);
   auto wrong_op = [&] {
-    return fail<Outcome>("result: " + quoted_excerpt(*result) + " does not answer " +
-                         std::string(to_string(answered)));
+    return Failure("result: " + quoted_excerpt(*result) + " does not answer " +
+                   std::string(to_string(answered)));
   };
   if (*result == "accept") {
     if (answered != Op::kDecode) return wrong_op();
     const Json* tensors = reader.required("tensors");
-    if (!tensors) return fail<Outcome>(reader.error());
+    if (!tensors) return Failure(reader.error());
     auto description = tensors_from_json(*tensors, "tensors");
-    if (!description) return fail<Outcome>(description.error());
+    if (!description) return Failure(description.error());
     return Outcome{Accept{std::move(description).value()}};
   }
   if (*result == "reject") {
@@ -821,27 +816,27 @@ Expected<Outcome> outcome_from_json(const Json& json, Op answered, std::string_v
     if (auto rule = reader.string("rule", false))
       reject.rule = bounded_message(*rule, kMaxNameBytes);
     reject.offset = reader.unsigned_integer("offset", kMaxU64, false);
-    if (reader.failed()) return fail<Outcome>(reader.error());
+    if (reader.failed()) return Failure(reader.error());
     return Outcome{std::move(reject)};
   }
   if (*result == "block") {
     if (answered != Op::kEncode) return wrong_op();
     auto block = reader.hex("block");
-    if (!block) return fail<Outcome>(reader.error());
+    if (!block) return Failure(reader.error());
     return Outcome{EncodedBlock{std::move(*block)}};
   }
   if (*result == "error") {
     std::string message = bounded_message(reader.string("message", false).value_or(""));
-    if (reader.failed()) return fail<Outcome>(reader.error());
+    if (reader.failed()) return Failure(reader.error());
     return Outcome{ProtocolError{std::move(message)}};
   }
-  return fail<Outcome>("result: unknown result " + quoted_excerpt(*result) +
-                       "; expected accept, reject, block or error");
+  return Failure("result: unknown result " + quoted_excerpt(*result) +
+                 "; expected accept, reject, block or error");
 }
 
 // ---- Lines ----
 
-Expected<Json> parse_line(std::string_view line) {
+Checked<Json> parse_line(std::string_view line) {
   return parse_line(line, std::numeric_limits<std::size_t>::max());
 }
 
@@ -854,56 +849,56 @@ std::size_t max_reply_values(std::size_t request_line_bytes) noexcept {
 
 namespace {
 
-Expected<Json> parse_checked(std::string_view line, std::size_t max_values, const Json::parser_callback_t& callback) {
+Checked<Json> parse_checked(std::string_view line, std::size_t max_values, const Json::parser_callback_t& callback) {
   if (auto bad = find_invalid_utf8(line))
-    return fail<Json>("the line is not valid UTF-8 at byte " + std::to_string(*bad));
+    return Failure("the line is not valid UTF-8 at byte " + std::to_string(*bad));
   if (line.find_first_not_of(" \t\r\n") == std::string_view::npos)
-    return fail<Json>("the line is empty; expected one JSON object");
-  if (auto problem = scan_line(line, max_values)) return fail<Json>(std::move(*problem));
+    return Failure("the line is empty; expected one JSON object");
+  if (auto problem = scan_line(line, max_values)) return Failure(std::move(*problem));
   try {
     // Strict: one value and nothing after it but white space.
     return Json::parse(line, callback, /*allow_exceptions=*/true, /*ignore_comments=*/false);
   } catch (const Json::parse_error& error) {
-    return fail<Json>("the line is not JSON " + parse_error_text(error, line.size()));
+    return Failure("the line is not JSON " + parse_error_text(error, line.size()));
   } catch (const Json::exception& error) {
-    return fail<Json>("the line is not JSON: " +
-                      bounded_message(error.what(), 2 * kMaxExcerptBytes));
+    return Failure("the line is not JSON: " +
+                   bounded_message(error.what(), 2 * kMaxExcerptBytes));
   }
 }
 
 }  // namespace
 
-Expected<Json> parse_line(std::string_view line, std::size_t max_values) {
+Checked<Json> parse_line(std::string_view line, std::size_t max_values) {
   return parse_checked(line, max_values, nullptr);
 }
 
-Expected<Json> parse_line(std::string_view line, const Json::parser_callback_t& callback) {
+Checked<Json> parse_line(std::string_view line, const Json::parser_callback_t& callback) {
   return parse_checked(line, std::numeric_limits<std::size_t>::max(), callback);
 }
 
-Expected<std::string> to_line(const Json& json) {
+Checked<std::string> to_line(const Json& json) {
   try {
     return json.dump();
   } catch (const Json::exception& error) {
-    return fail<std::string>(std::string("cannot write JSON: ") + error.what());
+    return Failure(std::string("cannot write JSON: ") + error.what());
   }
 }
 
-Expected<Request> parse_request(std::string_view line) {
+Checked<Request> parse_request(std::string_view line) {
   auto json = parse_line(line);
-  if (!json) return fail<Request>(json.error());
+  if (!json) return Failure(json.error());
   return request_from_json(json.value());
 }
 
-Expected<Hello> parse_hello_reply(std::string_view line) {
+Checked<Hello> parse_hello_reply(std::string_view line) {
   auto json = parse_line(line);
-  if (!json) return fail<Hello>(json.error());
+  if (!json) return Failure(json.error());
   return hello_from_json(json.value());
 }
 
-Expected<Outcome> parse_reply(std::string_view line, Op answered, std::string_view profile) {
+Checked<Outcome> parse_reply(std::string_view line, Op answered, std::string_view profile) {
   auto json = parse_line(line);
-  if (!json) return fail<Outcome>(json.error());
+  if (!json) return Failure(json.error());
   return outcome_from_json(json.value(), answered, profile);
 }
 

@@ -31,28 +31,28 @@ std::string list(const std::vector<std::string>& items) {
   return text.empty() ? "nothing" : text;
 }
 
-Expected<Json> reply_to(Adapter& adapter, const Hello& offered, const Request& request) {
+Checked<Json> reply_to(Adapter& adapter, const Hello& offered, const Request& request) {
   const Op op = op_of(request);
   if (const auto* hello = std::get_if<HelloRequest>(&request)) {
     if (hello->protocol != kProtocolVersion)
-      return Expected<Json>::failure("protocol " + std::to_string(hello->protocol) +
-                                     " is not supported; this adapter speaks protocol " +
-                                     std::to_string(kProtocolVersion));
+      return Failure("protocol " + std::to_string(hello->protocol) +
+                     " is not supported; this adapter speaks protocol " +
+                     std::to_string(kProtocolVersion));
     return hello_to_json(offered);
   }
   if (!offered.offers_op(op))
-    return Expected<Json>::failure("this adapter does not offer " + std::string(to_string(op)) +
-                                   " (it offers " + list(offered.ops) + ")");
+    return Failure("this adapter does not offer " + std::string(to_string(op)) +
+                   " (it offers " + list(offered.ops) + ")");
   const std::string_view profile = profile_of(request);
   if (!offered.offers_profile(profile))
-    return Expected<Json>::failure("profile " + quoted_excerpt(profile) +
-                                   " is not supported (this adapter offers " +
-                                   list(offered.profiles) + ")");
+    return Failure("profile " + quoted_excerpt(profile) +
+                   " is not supported (this adapter offers " +
+                   list(offered.profiles) + ")");
   const Outcome outcome = call(adapter, request);
   if (!answers(outcome, op, profile))
-    return Expected<Json>::failure("adapter bug: its " + std::string(to_string(op)) +
-                                   " produced a result that does not answer a " + std::string(profile) +
-                                   " " + std::string(to_string(op)));
+    return Failure("adapter bug: its " + std::string(to_string(op)) +
+                   " produced a result that does not answer a " + std::string(profile) +
+                   " " + std::string(to_string(op)));
   return outcome_to_json(outcome);
 }
 

@@ -398,9 +398,9 @@ CaseSchema::~CaseSchema() = default;
 
 std::variant<CaseSchema, CaseError> CaseSchema::load(const std::filesystem::path& file,
                                                      const std::string& display_name) {
-  const FileText read = read_regular_file(file, kMaxSchemaBytes, kLimitsNote);
-  if (!read.text) return CaseError{SourceMark{display_name, 0, 0}, read.problem};
-  return parse(*read.text, display_name);
+  const Checked<std::string> read = read_regular_file(file, kMaxSchemaBytes, kLimitsNote);
+  if (!read) return CaseError{SourceMark{display_name, 0, 0}, read.error()};
+  return parse(read.value(), display_name);
 }
 
 std::variant<CaseSchema, CaseError> CaseSchema::parse(const std::string& text,
@@ -498,9 +498,9 @@ bool Case::expects_reject() const { return body_ && body_->expects_reject(); }
 std::variant<Case, CaseError> load_case_file(const std::filesystem::path& file,
                                              const std::string& display_name,
                                              const CaseSchema& schema, const std::string& topic) {
-  const FileText read = read_regular_file(file, kMaxCaseFileBytes, kLimitsNote);
-  if (!read.text) return CaseError{SourceMark{display_name, 0, 0}, read.problem};
-  return load_case_text(*read.text, display_name, schema, topic);
+  const Checked<std::string> read = read_regular_file(file, kMaxCaseFileBytes, kLimitsNote);
+  if (!read) return CaseError{SourceMark{display_name, 0, 0}, read.error()};
+  return load_case_text(read.value(), display_name, schema, topic);
 }
 
 std::variant<Case, CaseError> load_case_text(const std::string& text,

@@ -33,25 +33,10 @@ std::string errno_text(int code) { return code ? std::strerror(code) : "unknown 
 
 }  // namespace
 
-// The whole file; false with error ("path: cannot read: reason") when it cannot.
-bool read_whole_file(const std::filesystem::path& file, std::string& text, std::string& error) {
-  std::FILE* stream = std::fopen(file.c_str(), "rb");
-  if (!stream) {
-    error = file.string() + ": cannot open: " + errno_text(errno);
-    return false;
-  }
-  text.clear();
-  char buffer[65536];
-  std::size_t count = 0;
-  while ((count = std::fread(buffer, 1, sizeof buffer, stream)) > 0) text.append(buffer, count);
-  const bool failed = std::ferror(stream) != 0;
-  const int code = errno;
-  std::fclose(stream);
-  if (failed) {
-    error = file.string() + ": cannot read: " + errno_text(code);
-    return false;
-  }
-  return true;
+Checked<std::string> read_case_folder_file(const std::filesystem::path& file) {
+  auto text = read_regular_file(file, kMaxCaseFileBytes, " (cases/README.md, Limits)");
+  if (!text) return Failure(file.string() + ": " + text.error());
+  return text;
 }
 
 std::string ops_text(const std::vector<Operation>& ops) {
@@ -68,18 +53,14 @@ namespace {
 // Replaces a file's content through a temporary file beside it and a rename, so
 // that a failure (a full disk, say) leaves the old content whole. The file must
 // be writable as it stands: a rename would otherwise replace a read-only file.
-bool replace_file(const std::filesystem::path& file, const std::string& text, std::string& error) {
+Checked<void> replace_file(const std::filesystem::path& file, const std::string& text) {
   const auto fail = [&](const std::string& step, int code) {
-    error = file.string() + ": cannot " + step + ": " + errno_text(code);
-    return false;
+    return Failure(file.string() + ": cannot " + step + ": " + errno_text(code));
   };
   std::error_code resolve_error;
   // Through a symbolic link to its target, rather than over the link.
   const std::filesystem::path target = std::filesystem::canonical(file, resolve_error);
-  if (resolve_error) {
-    error = file.string() + ": cannot resolve: " + resolve_error.message();
-    return false;
-  }
+  if (resolve_error) return Failure(file.string() + ": cannot resolve: " + resolve_error.message());
   struct stat info {};
   if (::stat(target.c_str(), &info) != 0) return fail("stat", errno);
   if (::access(target.c_str(), W_OK) != 0) return fail("write", errno);
@@ -102,7 +83,7 @@ bool replace_file(const std::filesystem::path& file, const std::string& text, st
   if (::close(fd) != 0) return fail_and_remove("close " + temporary, errno, false);
   if (::rename(temporary.c_str(), target.c_str()) != 0)
     return fail_and_remove("rename " + temporary + " over it", errno, false);
-  return true;
+  return {};
 }
 
 // One line of a file with its line end ("\n", "\r\n", or "" on a last line
@@ -413,12 +394,12 @@ int cases_regen(const std::filesystem::path& root, std::ostream& out, std::ostre
   bool failed = false;
   for (const Case& c : set.cases) {
     auto made = profile_of(c).regen_block(c);
-    if (auto* error = std::get_if<std::string>(&made)) {
-      err << c.origin.describe() << ": " << c.id << ": " << *error << "\n";
+    if (!made) {
+      err << c.origin.describe() << ": " << c.id << ": " << made.error() << "\n";
       failed = true;
       continue;
     }
-    results.emplace_back(&c, std::get<0>(std::move(made)));
+    results.emplace_back(&c, std::move(made).value());
   }
   if (failed) {
     err << "regen: nothing written\n";
@@ -435,12 +416,13 @@ int cases_regen(const std::filesystem::path& root, std::ostream& out, std::ostre
   std::size_t refused = 0;
   for (const auto& [c, block] : results) {
     const std::filesystem::path file = root.parent_path() / c->origin.file;
-    std::string before, error;
-    if (!read_whole_file(file, before, error)) {
-      err << "regen: " << error << "\n";
+    const auto read = read_case_folder_file(file);
+    if (!read) {
+      err << "regen: " << read.error() << "\n";
       ++refused;
       continue;
     }
+    const std::string& before = read.value();
     auto after = rewrite_generated_keys(before, *c, block);
     if (const auto* problem = std::get_if<CaseError>(&after)) {
       err << problem->describe() << "\n";
@@ -456,9 +438,8 @@ int cases_regen(const std::filesystem::path& root, std::ostream& out, std::ostre
   }
   std::size_t changed = 0, unwritten = 0;
   for (const Rewrite& rewrite : rewrites) {
-    std::string error;
-    if (!replace_file(rewrite.file, rewrite.text, error)) {
-      err << "regen: " << error << "\n";
+    if (const auto replaced = replace_file(rewrite.file, rewrite.text); !replaced) {
+      err << "regen: " << replaced.error() << "\n";
       ++unwritten;
       continue;
     }

@@ -9,14 +9,16 @@
 
 #include "kiln/conformance/case.hpp"
 #include "kiln/conformance/case_loader.hpp"
+#include "kiln/error.hpp"
 
 namespace kiln::conformance {
 
 // Ops as a case file lists them: "[decode, encode]".
 std::string ops_text(const std::vector<Operation>& ops);
 
-// The whole of a case folder's file; false with error set when it cannot be read.
-bool read_whole_file(const std::filesystem::path& file, std::string& text, std::string& error);
+// The whole of a case folder's file (a case, a family's member), read as the
+// loader reads one (safe_file.hpp, kMaxCaseFileBytes); else "path: " and why not.
+Checked<std::string> read_case_folder_file(const std::filesystem::path& file);
 
 // The sweep families of root (sweep_families.cpp): regen writes their members
 // (an exit code, after saying what it did), check counts the problems it reports.

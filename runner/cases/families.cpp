@@ -7,7 +7,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <fstream>
 #include <optional>
 #include <regex>
 #include <set>
@@ -16,6 +15,7 @@
 
 #include "cases/family_engine.hpp"
 #include "kiln/conformance/profile.hpp"
+#include "kiln/conformance/safe_file.hpp"
 
 namespace kiln::conformance {
 namespace families {
@@ -178,28 +178,14 @@ const FamilyGeneratorEntry* find_generator(std::string_view name, std::string_vi
   return nullptr;
 }
 
-std::optional<std::string> read_bounded(const fs::path& file, std::string& text) {
-  std::error_code error;
-  const fs::file_status status = fs::status(file, error);
-  if (error) return "cannot read: " + error.message();
-  if (!fs::is_regular_file(status)) return "not a regular file";
-  const std::uintmax_t size = fs::file_size(file, error);
-  if (error) return "cannot read: " + error.message();
-  if (size > kMaxFamilyFileBytes)
-    return "larger than " + std::to_string(kMaxFamilyFileBytes) + " bytes";
-  std::ifstream in(file, std::ios::binary);
-  text.assign(static_cast<std::size_t>(size), '\0');
-  if (!in.read(text.data(), static_cast<std::streamsize>(size))) return "cannot read the file";
-  return std::nullopt;
-}
-
 void read_family(const fs::path& file, const std::string& display, const CaseSchema& schema,
                  FamilySet& set) {
   auto error_at = [&](int line, int column, std::string message) {
     set.errors.push_back(CaseError{SourceMark{display, line, column}, std::move(message)});
   };
-  std::string text;
-  if (auto problem = read_bounded(file, text)) return error_at(0, 0, *problem);
+  const Checked<std::string> read = read_regular_file(file, kMaxFamilyFileBytes);
+  if (!read) return error_at(0, 0, read.error());
+  const std::string& text = read.value();
   Family family;
   family.name = file.stem().string();
   family.file = display;
@@ -233,11 +219,11 @@ void read_family(const fs::path& file, const std::string& display, const CaseSch
     const MemberContext context{family.name, family.generator, schema};
     for (const PendingMember& finish : pending) {
       FinishedMember member = finish(context);
-      if (auto* problem = std::get_if<std::string>(&member)) {
-        error_at(1, 1, *problem);
+      if (!member) {
+        error_at(1, 1, member.error());
         continue;
       }
-      auto& made = std::get<FamilyMember>(member);
+      auto& made = member.value();
       if (!ids.insert(made.id).second) {
         error_at(1, 1, made.id + ": generated twice");
         continue;

@@ -12,10 +12,10 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "kiln/conformance/families.hpp"
+#include "kiln/error.hpp"
 
 namespace kiln::conformance {
 
@@ -27,7 +27,7 @@ class Params;
 
 // A member's file, or why the draft cannot become one (the reference does not
 // meet the family's expectation, or the case does not load).
-using FinishedMember = std::variant<FamilyMember, std::string>;
+using FinishedMember = Checked<FamilyMember>;
 
 // What finishing a draft needs besides the draft.
 struct MemberContext {

@@ -76,12 +76,13 @@ std::optional<std::string> fill_new(int fd, const std::filesystem::path& path, s
 
 }  // namespace
 
-FileText read_regular_file(const std::filesystem::path& file, std::uintmax_t max_bytes,
-                           std::string_view limits_note) {
-  FileText result;
-  auto fail = [&](std::string what) {
-    result.problem = std::move(what) + ": " + std::error_code(errno, std::generic_category()).message();
-    return result;
+Checked<std::string> read_regular_file(const std::filesystem::path& file, std::uintmax_t max_bytes,
+                                       std::string_view limits_note) {
+  const auto fail = [](std::string what) {
+    return Failure(std::move(what) + ": " + std::error_code(errno, std::generic_category()).message());
+  };
+  const auto too_large = [&] {
+    return Failure("larger than " + std::to_string(max_bytes) + " bytes" + std::string(limits_note));
   };
   const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return fail("cannot open");
@@ -91,11 +92,11 @@ FileText read_regular_file(const std::filesystem::path& file, std::uintmax_t max
   } closer{fd};
   struct stat info {};
   if (::fstat(fd, &info) != 0) return fail("cannot read");
-  if (!S_ISREG(info.st_mode)) {
-    result.problem = "not a regular file";
-    return result;
-  }
+  if (!S_ISREG(info.st_mode)) return Failure("not a regular file");
+  const auto size = static_cast<std::uintmax_t>(info.st_size);
+  if (size > max_bytes) return too_large();
   std::string text;
+  text.reserve(static_cast<std::size_t>(size));  // grown only if the file grows
   char buffer[1 << 16];
   for (;;) {
     const ssize_t got = ::read(fd, buffer, sizeof buffer);
@@ -103,14 +104,10 @@ FileText read_regular_file(const std::filesystem::path& file, std::uintmax_t max
     if (got < 0) return fail("cannot read");
     if (got == 0) break;
     // The file may grow while it is read: the bound holds for what is read.
-    if (text.size() + static_cast<std::size_t>(got) > max_bytes) {
-      result.problem = "larger than " + std::to_string(max_bytes) + " bytes" + std::string(limits_note);
-      return result;
-    }
+    if (text.size() + static_cast<std::size_t>(got) > max_bytes) return too_large();
     text.append(buffer, static_cast<std::size_t>(got));
   }
-  result.text = std::move(text);
-  return result;
+  return text;
 }
 
 std::optional<std::string> create_new_file(const std::filesystem::path& path, std::string_view bytes) {

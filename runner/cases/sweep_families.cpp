@@ -98,12 +98,12 @@ int regen_families(const std::filesystem::path& root, std::ostream& out, std::os
   std::vector<std::string> stale;
   for (const std::string& relative : existing) {
     if (expansion.by_path.count(relative)) continue;
-    std::string text, error;
-    if (!read_whole_file(root / relative, text, error)) {
-      err << "regen: " << error << "\n";
+    const auto text = read_case_folder_file(root / relative);
+    if (!text) {
+      err << "regen: " << text.error() << "\n";
       return kExitUsage;
     }
-    if (text.find("\nsource: family ") == std::string::npos) {
+    if (text.value().find("\nsource: family ") == std::string::npos) {
       err << display_path(root, relative) << ": not written by a family, and " << kSweepFolder
           << "/ is regen's own: move it to a topic folder\nregen: nothing written\n";
       return kExitUsage;
@@ -115,13 +115,16 @@ int regen_families(const std::filesystem::path& root, std::ostream& out, std::os
     for (const FamilyMember& member : family.members) {
       ++members;
       const std::filesystem::path file = root / member.relative_path;
-      std::string before, error;
-      if (std::filesystem::exists(file) && read_whole_file(file, before, error) && before == member.text)
-        continue;
+      if (std::filesystem::exists(file)) {
+        const auto before = read_case_folder_file(file);
+        if (before && before.value() == member.text) continue;
+      }
       std::error_code made;
       std::filesystem::create_directories(file.parent_path(), made);
-      if (made || !write_text_file(file, member.text, error)) {
-        err << "regen: " << (made ? file.string() + ": " + made.message() : error) << "\n";
+      const Checked<void> wrote = made ? Failure(file.string() + ": " + made.message())
+                                       : write_text_file(file, member.text);
+      if (!wrote) {
+        err << "regen: " << wrote.error() << "\n";
         ++unwritten;
         continue;
       }
@@ -162,15 +165,14 @@ std::size_t check_families(const std::filesystem::path& root, const CaseSet& set
   }
   const std::set<std::string> present(existing.begin(), existing.end());
   for (const auto& [relative, member] : expansion.by_path) {
-    std::string text, error;
     const std::string shown = display_path(root, relative);
     if (!present.count(relative)) {
       err << shown << ": " << member->id << ": missing: its family generates it; run `kiln-conformance cases regen`\n";
       ++failing;
-    } else if (!read_whole_file(root / relative, text, error)) {
-      err << error << "\n";
+    } else if (const auto text = read_case_folder_file(root / relative); !text) {
+      err << text.error() << "\n";
       ++failing;
-    } else if (text != member->text) {
+    } else if (text.value() != member->text) {
       err << shown << ": " << member->id << ": differs from what its family generates; run `kiln-conformance cases regen` (edit the family, not the file)\n";
       ++failing;
     }

@@ -32,12 +32,11 @@ class InProcessDriver final : public Driver {
   explicit InProcessDriver(std::unique_ptr<protocol::Adapter> adapter)
       : adapter_(std::move(adapter)) {}
 
-  std::optional<protocol::Hello> hello(std::string& detail) override {
+  Checked<protocol::Hello> hello() override {
     try {
       return adapter_->hello();
     } catch (const std::exception& error) {
-      detail = protocol::bounded_message(std::string("hello threw: ") + error.what());
-      return std::nullopt;
+      return Failure(protocol::bounded_message(std::string("hello threw: ") + error.what()));
     }
   }
 
@@ -69,14 +68,14 @@ class ProcessDriver final : public Driver {
  public:
   explicit ProcessDriver(ProcessOptions options) : options_(std::move(options)) {}
 
-  std::optional<protocol::Hello> hello(std::string& detail) override {
+  Checked<protocol::Hello> hello() override {
     std::string adapter_stderr;
-    auto hello = start(detail, adapter_stderr);
+    auto hello = start(adapter_stderr);
     // An adapter that dies at start-up says why on stderr (an import error):
     // the hello's detail is the only place the run shows it.
     if (!hello && !adapter_stderr.empty()) {
       while (!adapter_stderr.empty() && adapter_stderr.back() == '\n') adapter_stderr.pop_back();
-      detail += "; the adapter's stderr:\n" + adapter_stderr;
+      return Failure(std::move(hello).error() + "; the adapter's stderr:\n" + adapter_stderr);
     }
     return hello;
   }
@@ -203,12 +202,12 @@ class ProcessDriver final : public Driver {
   }
 
   // A hello reply, its id checked when it echoes one.
-  static protocol::Expected<protocol::Hello> hello_reply(std::string_view line, std::uint64_t id) {
+  static Checked<protocol::Hello> hello_reply(std::string_view line, std::uint64_t id) {
     auto json = protocol::parse_line(line);
-    if (!json) return protocol::Expected<protocol::Hello>::failure(json.error());
+    if (!json) return Failure(json.error());
     bool echoed = false;
     if (auto mismatch = id_mismatch(id, json.value(), echoed))
-      return protocol::Expected<protocol::Hello>::failure(*mismatch);
+      return Failure(*mismatch);
     return protocol::hello_from_json(json.value());
   }
 
@@ -256,9 +255,9 @@ class ProcessDriver final : public Driver {
     stop();
   }
 
-  // Asks the hello; keeps the process in persistent mode. On failure, detail and
-  // adapter_stderr say why, and the failed start is counted.
-  std::optional<protocol::Hello> start(std::string& detail, std::string& adapter_stderr) {
+  // Asks the hello; keeps the process in persistent mode. On failure, the error
+  // and adapter_stderr say why, and the failed start is counted.
+  Checked<protocol::Hello> start(std::string& adapter_stderr) {
     std::unique_ptr<Subprocess> process;
     std::string reply;
     const auto limit = options_.hello_timeout.count() > 0 ? options_.hello_timeout : options_.timeout;
@@ -266,6 +265,7 @@ class ProcessDriver final : public Driver {
     Exchange talked = talk(request_line(protocol::HelloRequest{}, id), process, reply, limit);
     adapter_stderr = std::move(talked.adapter_stderr);
     std::optional<protocol::Hello> hello;
+    std::string detail;
     if (talked.kind != Exchange::Kind::kReply) {
       detail = talked.detail;
     } else if (auto parsed = hello_reply(reply, id)) {
@@ -282,13 +282,13 @@ class ProcessDriver final : public Driver {
       // Every failed start counts, the run's first hello included.
       ++start_failures_;
       last_start_failure_ = detail;
-      return std::nullopt;
+      return Failure(detail);
     }
     // Persistent: its stderr so far is reported with the first case.
     if (!options_.one_shot) process_ = std::move(process);
     start_failures_ = 0;
     requests_since_start_ = 0;
-    return hello;
+    return *hello;
   }
 
   // Before a request: a persistent adapter is (re)started when there is none; a
@@ -302,9 +302,8 @@ class ProcessDriver final : public Driver {
       if (start_failures_ >= options_.max_consecutive_start_failures)
         return failure(Exchange::Kind::kCrash, "not restarted: the adapter failed to start " +
                                                    in_a_row + " (" + last_start_failure_ + ")");
-      std::string detail;
-      if (!start(detail, start_stderr))
-        return failure(Exchange::Kind::kCrash, "restart failed during hello: " + detail,
+      if (const auto started = start(start_stderr); !started)
+        return failure(Exchange::Kind::kCrash, "restart failed during hello: " + started.error(),
                        std::move(start_stderr));
       return std::nullopt;
     }
@@ -312,11 +311,11 @@ class ProcessDriver final : public Driver {
     // A dead one-shot adapter would otherwise cost the whole timeout per case.
     if (given_up_) return failure(Exchange::Kind::kCrash, "not started: " + given_up_reason_);
     const std::string last = last_start_failure_;
-    std::string detail;
-    if (start(detail, start_stderr)) return std::nullopt;  // it still works: go on
+    const auto started = start(start_stderr);
+    if (started) return std::nullopt;  // it still works: go on
     given_up_ = true;
     given_up_reason_ = "the adapter failed " + in_a_row + " (last: " + last +
-                       "), then its hello too (" + detail + ")";
+                       "), then its hello too (" + started.error() + ")";
     return failure(Exchange::Kind::kCrash, "not started: " + given_up_reason_, std::move(start_stderr));
   }
 
@@ -328,9 +327,9 @@ class ProcessDriver final : public Driver {
                std::chrono::milliseconds timeout) {
     const bool fresh = !process;
     if (fresh) {
-      std::string error;
-      process = Subprocess::start(options_.command, error);
-      if (!process) return failure(Exchange::Kind::kCrash, "could not start the adapter: " + error);
+      auto started = Subprocess::start(options_.command);
+      if (!started) return failure(Exchange::Kind::kCrash, "could not start the adapter: " + started.error());
+      process = std::move(started).value();
     }
     const auto deadline = Clock::now() + timeout;
     const std::string limit = std::to_string(timeout.count()) + " ms";
@@ -428,13 +427,10 @@ std::unique_ptr<Driver> make_process_driver(ProcessOptions options) {
   return std::make_unique<ProcessDriver>(std::move(options));
 }
 
-std::unique_ptr<Driver> make_driver(const std::string& adapter, ProcessOptions process,
-                                    std::string& error) {
+Checked<std::unique_ptr<Driver>> make_driver(const std::string& adapter, ProcessOptions process) {
   if (adapter.rfind("builtin:", 0) == 0) {
-    if (adapter != "builtin:reference") {
-      error = "unknown builtin adapter '" + adapter + "' (builtin:reference is the one)";
-      return nullptr;
-    }
+    if (adapter != "builtin:reference")
+      return Failure("unknown builtin adapter '" + adapter + "' (builtin:reference is the one)");
     return make_in_process_driver(std::make_unique<protocol::ReferenceAdapter>());
   }
   process.command = adapter;

@@ -241,7 +241,7 @@ std::string BoundedTail::take() {
   return result;
 }
 
-std::unique_ptr<Subprocess> Subprocess::start(const std::string& command, std::string& error) {
+Checked<std::unique_ptr<Subprocess>> Subprocess::start(const std::string& command) {
   // An adapter that exits while we write must give EPIPE (a failed case), not a
   // SIGPIPE that ends the runner and loses every result.
   static const bool ignoring_sigpipe = [] { return signal(SIGPIPE, SIG_IGN) != SIG_ERR; }();
@@ -249,10 +249,8 @@ std::unique_ptr<Subprocess> Subprocess::start(const std::string& command, std::s
   const std::string script = exec_form(command);
   int in_pipe[2], out_pipe[2], err_pipe[2];
   if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0 ||
-      pipe2(err_pipe, O_CLOEXEC) != 0) {
-    error = std::string("pipe: ") + std::strerror(errno);
-    return nullptr;
-  }
+      pipe2(err_pipe, O_CLOEXEC) != 0)
+    return Failure(std::string("pipe: ") + std::strerror(errno));
   // Termination signals wait until the child's group is registered: a signal in
   // between would otherwise leave this child running.
   sigset_t termination, previous_mask;
@@ -261,11 +259,11 @@ std::unique_ptr<Subprocess> Subprocess::start(const std::string& command, std::s
   pthread_sigmask(SIG_BLOCK, &termination, &previous_mask);
   const pid_t pid = fork();
   if (pid < 0) {
-    error = std::string("fork: ") + std::strerror(errno);
+    const std::string error = std::string("fork: ") + std::strerror(errno);
     pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
     for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
       ::close(fd);
-    return nullptr;
+    return Failure(error);
   }
   if (pid == 0) {
     setpgid(0, 0);  // its own group, so kill() reaches the adapter's children too

@@ -8,7 +8,6 @@
 #include <limits>
 #include <sstream>
 #include <thread>
-#include <variant>
 #include <memory>
 #include <ostream>
 #include <utility>
@@ -40,17 +39,17 @@ fuzzing::DriverFactory fresh_drivers(const std::string& adapter, const ProcessOp
   return [adapter, process](std::chrono::milliseconds timeout) {
     ProcessOptions fresh = process;
     fresh.timeout = timeout;
-    std::string unused;
-    return make_driver(adapter, fresh, unused);
+    auto made = make_driver(adapter, fresh);
+    return made ? std::move(made).value() : nullptr;
   };
 }
 
 // The hello, asked a few times with a pause between: one slow or failed start
 // on a loaded machine does not make an adapter unusable.
-std::optional<protocol::Hello> usable_hello(Driver& driver, std::string& problem) {
+Checked<protocol::Hello> usable_hello(Driver& driver) {
   for (int attempt = 1;; ++attempt) {
-    if (auto hello = driver.hello(problem)) return hello;
-    if (attempt == 3) return std::nullopt;
+    auto hello = driver.hello();
+    if (hello || attempt == 3) return hello;
     std::this_thread::sleep_for(std::chrono::milliseconds(250 * attempt));
   }
 }
@@ -103,17 +102,17 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const CaseSet& set, std::ostrea
     return summary;
   }
   const ProcessOptions process = process_options(options.timeout_ms, options.hello_timeout_ms);
-  std::string problem;
-  auto driver = make_driver(options.adapter, process, problem);
-  if (!driver) {
-    err << "fuzz: " << problem << "\n";
+  auto made = make_driver(options.adapter, process);
+  if (!made) {
+    err << "fuzz: " << made.error() << "\n";
     summary.exit_code = kExitUsage;
     return summary;
   }
-  const auto hello = usable_hello(*driver, problem);
+  const std::unique_ptr<Driver> driver = std::move(made).value();
+  const auto hello = usable_hello(*driver);
   if (!hello || hello->protocol != protocol::kProtocolVersion) {
     err << "fuzz: the adapter is unusable: no protocol " << protocol::kProtocolVersion << " hello ("
-        << (hello ? "it speaks protocol " + std::to_string(hello->protocol) : protocol::printable(problem))
+        << (hello ? "it speaks protocol " + std::to_string(hello->protocol) : protocol::printable(hello.error()))
         << "); nothing was fuzzed\n";
     summary.exit_code = kExitAdapterUnusable;
     return summary;
@@ -160,11 +159,11 @@ struct RequestFile {
 };
 
 // The request file fuzz writes (fuzz_engine.cpp): a header line, then requests.
-std::variant<RequestFile, std::string> read_request_file(const std::filesystem::path& path) {
+Checked<RequestFile> read_request_file(const std::filesystem::path& path) {
   const std::string where = path.string();
-  const FileText read = read_regular_file(path, kMaxReplayFileBytes, " (the most a request file holds)");
-  if (!read.text) return where + ": " + read.problem;
-  const std::string& text = *read.text;
+  const Checked<std::string> read = read_regular_file(path, kMaxReplayFileBytes, " (the most a request file holds)");
+  if (!read) return Failure(where + ": " + read.error());
+  const std::string& text = read.value();
   RequestFile file;
   std::size_t line_number = 0;
   std::size_t at = 0;
@@ -178,49 +177,49 @@ std::variant<RequestFile, std::string> read_request_file(const std::filesystem::
       auto header = protocol::parse_line(line);
       if (!header || !header.value().is_object() || header.value().value("kiln_conformance_requests", 0) != 1 ||
           !header.value().contains("profile") || !header.value()["profile"].is_string())
-        return here + "not a kiln-conformance request file (the first line must be its header, "
-                      "{\"kiln_conformance_requests\":1,\"profile\":...})";
+        return Failure(here + "not a kiln-conformance request file (the first line must be its header, "
+                              "{\"kiln_conformance_requests\":1,\"profile\":...})");
       file.profile = header.value()["profile"].get<std::string>();
       if (!find_profile_module(file.profile))
-        return here + "unknown profile " + protocol::quoted_excerpt(file.profile);
+        return Failure(here + "unknown profile " + protocol::quoted_excerpt(file.profile));
       continue;
     }
     if (file.requests.size() >= kMaxReplayRequests)
-      return here + "more than " + std::to_string(kMaxReplayRequests) + " requests";
+      return Failure(here + "more than " + std::to_string(kMaxReplayRequests) + " requests");
     auto request = protocol::parse_request(line);
-    if (!request) return here + protocol::printable(request.error());
+    if (!request) return Failure(here + protocol::printable(request.error()));
     const auto op = protocol::op_of(request.value());
     if (op == protocol::Op::kHello || protocol::profile_of(request.value()) != file.profile)
-      return here + "a request file holds " + file.profile + " decode and encode requests only";
+      return Failure(here + "a request file holds " + file.profile + " decode and encode requests only");
     file.requests.push_back(std::move(request.value()));
   }
-  if (line_number == 0) return where + ": empty";
-  if (file.requests.empty()) return where + ": no requests after the header";
+  if (line_number == 0) return Failure(where + ": empty");
+  if (file.requests.empty()) return Failure(where + ": no requests after the header");
   return file;
 }
 
 }  // namespace
 
 int run_replay(const ReplayOptions& options, std::ostream& out, std::ostream& err) {
-  auto read = read_request_file(options.file);
-  if (const auto* problem = std::get_if<std::string>(&read)) {
-    err << "replay: " << protocol::printable(*problem) << "\n";
+  const auto read = read_request_file(options.file);
+  if (!read) {
+    err << "replay: " << protocol::printable(read.error()) << "\n";
     return kExitUsage;
   }
-  const RequestFile& file = std::get<RequestFile>(read);
+  const RequestFile& file = read.value();
   const ProcessOptions process = process_options(options.timeout_ms, options.hello_timeout_ms);
-  std::string problem;
-  auto driver = make_driver(options.adapter, process, problem);
-  if (!driver) {
-    err << "replay: " << problem << "\n";
+  auto made = make_driver(options.adapter, process);
+  if (!made) {
+    err << "replay: " << made.error() << "\n";
     return kExitUsage;
   }
-  const auto hello = driver->hello(problem);
+  const std::unique_ptr<Driver> driver = std::move(made).value();
+  const auto hello = driver->hello();
   if (!hello || hello->protocol != protocol::kProtocolVersion || !hello->offers_profile(file.profile)) {
     err << "replay: the adapter is unusable: "
         << (hello ? "its hello does not offer protocol " + std::to_string(protocol::kProtocolVersion) +
                         " with profile " + file.profile
-                  : "no hello (" + protocol::printable(problem) + ")")
+                  : "no hello (" + protocol::printable(hello.error()) + ")")
         << "\n";
     return kExitAdapterUnusable;
   }
@@ -230,9 +229,9 @@ int run_replay(const ReplayOptions& options, std::ostream& out, std::ostream& er
   fuzz.timeout_ms = options.timeout_ms;
   std::ostringstream ignored;
   auto judge = make_fuzzer(fuzz, *driver, fresh_drivers(options.adapter, process), *hello, nullptr, ignored, ignored);
-  const auto judged = judge->judge_sequence(file.requests, *driver, problem);
+  const auto judged = judge->judge_sequence(file.requests, *driver);
   if (!judged) {
-    err << "replay: the adapter could not be started again (" << problem << ")\n";
+    err << "replay: the adapter could not be started again (" << judged.error() << ")\n";
     return kExitAdapterUnusable;
   }
   out << "replay: " << file.requests.size() << " request(s) to one adapter; the last: reference "

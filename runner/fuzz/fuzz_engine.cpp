@@ -39,8 +39,8 @@ std::size_t request_bytes(const Request& request) {
 // Whether file is a regular file of exactly text (read no further than that):
 // what an earlier run of the same phase wrote, to be reused rather than copied.
 bool holds_exactly(const std::filesystem::path& file, const std::string& text) {
-  const FileText existing = read_regular_file(file, text.size() + 1, "");
-  return existing.text && *existing.text == text;
+  const Checked<std::string> existing = read_regular_file(file, text.size() + 1, "");
+  return existing && existing.value() == text;
 }
 
 // What a judged exchange shows, for a not-reproduced listing.
@@ -241,18 +241,15 @@ std::optional<Judgement> FuzzerBase::send(const Request& request) {
 
 // ---- confirmation ----
 
-std::optional<Judgement> FuzzerBase::judge_sequence(const std::vector<Request>& requests, Driver& driver,
-                                                    std::string& problem) {
+Checked<Judgement> FuzzerBase::judge_sequence(const std::vector<Request>& requests, Driver& driver) {
   std::optional<Judgement> last;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const Exchange exchange = driver.exchange(requests[i]);
-    if (exchange.not_started) {
-      problem = protocol::printable(protocol::bounded_message(exchange.detail, 512));
-      return std::nullopt;
-    }
+    if (exchange.not_started) return Failure(protocol::printable(protocol::bounded_message(exchange.detail, 512)));
     if (i + 1 == requests.size()) last = judge(requests[i], exchange);
   }
-  return last;
+  if (!last) return Failure("no request to judge");
+  return *last;
 }
 
 FuzzerBase::Replayed FuzzerBase::replay_fresh(const std::vector<Request>& requests,
@@ -265,11 +262,13 @@ FuzzerBase::Replayed FuzzerBase::replay_fresh(const std::vector<Request>& reques
     if (attempt > 1) std::this_thread::sleep_for(std::chrono::milliseconds(100 << attempt));
     auto driver = fresh_driver_(timeout);
     result.calls += requests.size();
-    if (auto judged = judge_sequence(requests, *driver, problem)) {
-      result.last = std::move(*judged);
+    auto judged = judge_sequence(requests, *driver);
+    if (judged) {
+      result.last = std::move(judged).value();
       result.reproduced = result.last.fails && result.last.signature == signature;
       return result;
     }
+    problem = std::move(judged).error();
   }
   result.started = false;
   result.last.detail = problem;

@@ -123,9 +123,8 @@ class FuzzerBase {
   std::uint64_t run(const std::vector<Operation>& ops);
 
   // The requests sent in order through driver, the last one judged (replay);
-  // nullopt with problem set when the adapter could not be started.
-  std::optional<Judgement> judge_sequence(const std::vector<protocol::Request>& requests, Driver& driver,
-                                          std::string& problem);
+  // the problem when the adapter could not be started.
+  Checked<Judgement> judge_sequence(const std::vector<protocol::Request>& requests, Driver& driver);
 
   // What became of a disagreement: the finding it is written as, or why none is.
   struct Confirmation {

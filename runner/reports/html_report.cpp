@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
 #include <functional>
 #include <optional>
 #include <map>
@@ -14,6 +13,7 @@
 #include "kiln/conformance/generated.hpp"
 #include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/report.hpp"
+#include "kiln/conformance/safe_file.hpp"
 #include "kiln/conformance/sha256.hpp"
 #include "kiln/hex.hpp"
 #include "kiln/utf8.hpp"
@@ -184,16 +184,16 @@ PageFrame page_frame(std::string_view kind) {
 }
 
 // A page written to a file with its data streamed by write_data, script-safe
-// piece by piece; false with error set when a write fails.
-bool write_page(std::string_view kind, const std::filesystem::path& file,
-                const std::function<bool(JsonObjectStream&)>& write_data, std::string& error) {
+// piece by piece; the error when a write fails.
+Checked<void> write_page(std::string_view kind, const std::filesystem::path& file,
+                         const std::function<bool(JsonObjectStream&)>& write_data) {
   TextFileWriter writer(file);
   const PageFrame frame = page_frame(kind);
   writer.write(frame.head);
   JsonObjectStream data([&](std::string_view text) { return writer.write(text); }, script_safe_json, false);
   write_data(data);
   writer.write(frame.tail);
-  return writer.finish(error);
+  return writer.finish();
 }
 
 // A sink that gathers a stream's text: a matrix row, or the whole data for tests.
@@ -357,51 +357,34 @@ std::string html_page(std::string_view kind, const Json& data) {
   return frame.head + script_safe_json(data) + frame.tail;
 }
 
-bool write_run_page(const ReportContext& context, const std::filesystem::path& file, std::string& error) {
-  return write_page(
-      "run", file, [&](JsonObjectStream& data) { return stream_json_report(context, data); }, error);
+Checked<void> write_run_page(const ReportContext& context, const std::filesystem::path& file) {
+  return write_page("run", file, [&](JsonObjectStream& data) { return stream_json_report(context, data); });
 }
 
-bool load_run_report(const std::filesystem::path& file, LoadedReport& loaded, std::string& error) {
+Checked<LoadedReport> load_run_report(const std::filesystem::path& file) {
   const std::string name = file.string();
   std::error_code code;
   const auto size = std::filesystem::file_size(file, code);
-  if (code) {
-    error = name + ": cannot read: " + code.message();
-    return false;
-  }
-  if (size > kMaxReportBytes) {
-    error = name + ": " + std::to_string(size) + " bytes, more than a run report may have (" +
-            std::to_string(kMaxReportBytes) + ")";
-    return false;
-  }
-  std::ifstream in(file, std::ios::binary);
-  std::string text(static_cast<std::size_t>(size), '\0');
-  if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) {
-    error = name + ": cannot read";
-    return false;
-  }
-  return read_run_report(text, file, loaded, error);
+  if (code) return Failure(name + ": cannot read: " + code.message());
+  if (size > kMaxReportBytes)
+    return Failure(name + ": " + std::to_string(size) + " bytes, more than a run report may have (" +
+                   std::to_string(kMaxReportBytes) + ")");
+  const Checked<std::string> text = read_regular_file(file, kMaxReportBytes);
+  if (!text) return Failure(name + ": " + text.error());
+  return read_run_report(text.value(), file);
 }
 
-bool read_run_report(std::string_view text, const std::filesystem::path& file, LoadedReport& loaded,
-                     std::string& error) {
+Checked<LoadedReport> read_run_report(std::string_view text, const std::filesystem::path& file) {
   const std::string name = file.string();
-  if (text.size() > kMaxReportBytes) {
-    error = name + ": " + std::to_string(text.size()) + " bytes, more than a run report may have (" +
-            std::to_string(kMaxReportBytes) + ")";
-    return false;
-  }
+  if (text.size() > kMaxReportBytes)
+    return Failure(name + ": " + std::to_string(text.size()) + " bytes, more than a run report may have (" +
+                   std::to_string(kMaxReportBytes) + ")");
   std::deque<LoadedResult> results;
   ReportReader reader(results);
   Json report;
-  if (const auto problem = parse_report_text(text, reader, report)) {
-    error = name + ": " + *problem;
-    return false;
-  }
+  if (const auto problem = parse_report_text(text, reader, report)) return Failure(name + ": " + *problem);
   const auto refuse = [&](const std::string& why) {
-    error = name + ": not a kiln-conformance run report (" + why + "); write one with `run --json FILE`";
-    return false;
+    return Failure(name + ": not a kiln-conformance run report (" + why + "); write one with `run --json FILE`");
   };
   if (!report.is_object() || string_member(report, "report") != "kiln-conformance-run")
     return refuse("its \"report\" is not \"kiln-conformance-run\"");
@@ -434,33 +417,28 @@ bool read_run_report(std::string_view text, const std::filesystem::path& file, L
       }
     }
   }
-  if (const auto why = contradiction(report, results)) {
-    error = name + ": a run report that contradicts itself: " + *why +
-            "; it was edited or is broken, and is not shown";
-    return false;
-  }
+  if (const auto why = contradiction(report, results))
+    return Failure(name + ": a run report that contradicts itself: " + *why +
+                   "; it was edited or is broken, and is not shown");
+  LoadedReport loaded;
   loaded.file = file;
   loaded.fields = std::move(report);
   loaded.results = std::move(results);
-  return true;
+  return loaded;
 }
 
-bool Matrix::plan(const std::vector<LoadedReport>& reports, bool allow_different_case_sets, std::string& error) {
-  if (reports.empty()) {
-    error = "no reports to merge";
-    return false;
-  }
+Checked<void> Matrix::plan(const std::vector<LoadedReport>& reports, bool allow_different_case_sets) {
+  if (reports.empty()) return Failure("no reports to merge");
   std::vector<std::string> case_sets;
   for (const LoadedReport& loaded : reports) {
     const std::string sha = string_member(loaded.fields, "case_set_sha256");
     if (std::find(case_sets.begin(), case_sets.end(), sha) == case_sets.end()) case_sets.push_back(sha);
     if (case_sets.size() > 1 && !allow_different_case_sets) {
       const std::string first = string_member(reports.front().fields, "case_set_sha256");
-      error = reports.front().file.string() + " (case set " + first.substr(0, 12) + ") and " +
-              loaded.file.string() + " (case set " + sha.substr(0, 12) +
-              ") are reports of different case sets, so their results do not compare case for case; "
-              "run both on one case set, or pass --allow-different-case-sets";
-      return false;
+      return Failure(reports.front().file.string() + " (case set " + first.substr(0, 12) + ") and " +
+                     loaded.file.string() + " (case set " + sha.substr(0, 12) +
+                     ") are reports of different case sets, so their results do not compare case for case; "
+                     "run both on one case set, or pass --allow-different-case-sets");
     }
   }
   // Labels: the adapter's name and version, the file's stem when two agree.
@@ -540,7 +518,7 @@ bool Matrix::plan(const std::vector<LoadedReport>& reports, bool allow_different
     disagreements_ += statuses.size() > 1;
     at = end;
   }
-  return true;
+  return {};
 }
 
 std::vector<const LoadedResult*> Matrix::row_cells(std::size_t start, std::size_t end) const {
@@ -589,35 +567,35 @@ bool Matrix::write(JsonObjectStream& data) const {
   return data.close_array() && data.member("disagreements", disagreements_) && data.close();
 }
 
-bool matrix_data(const std::vector<LoadedReport>& reports, bool allow_different_case_sets, Json& data,
-                 std::string& error) {
+Checked<Json> matrix_data(const std::vector<LoadedReport>& reports, bool allow_different_case_sets) {
   Matrix matrix;
-  if (!matrix.plan(reports, allow_different_case_sets, error)) return false;
+  if (auto planned = matrix.plan(reports, allow_different_case_sets); !planned)
+    return Failure(std::move(planned).error());
   std::string text;
   JsonObjectStream out(appending_to(text), script_safe_json, false);
   matrix.write(out);
-  data = Json::parse(text);
-  return true;
+  return Json::parse(text);
 }
 
 int report_matrix(const MatrixOptions& options, std::ostream& out, std::ostream& err) {
   std::vector<LoadedReport> reports;
-  std::string error;
   for (const auto& file : options.reports) {
-    LoadedReport loaded;
-    if (!load_run_report(file, loaded, error)) {
-      err << "report: " << error << "\n";
+    auto loaded = load_run_report(file);
+    if (!loaded) {
+      err << "report: " << loaded.error() << "\n";
       return kExitUsage;
     }
-    reports.push_back(std::move(loaded));
+    reports.push_back(std::move(loaded).value());
   }
   Matrix matrix;
-  if (!matrix.plan(reports, options.allow_different_case_sets, error)) {
-    err << "report: " << error << "\n";
+  if (const auto planned = matrix.plan(reports, options.allow_different_case_sets); !planned) {
+    err << "report: " << planned.error() << "\n";
     return kExitUsage;
   }
-  if (!write_page("matrix", options.html, [&](JsonObjectStream& data) { return matrix.write(data); }, error)) {
-    err << "report: " << error << "\n";
+  if (const auto written =
+          write_page("matrix", options.html, [&](JsonObjectStream& data) { return matrix.write(data); });
+      !written) {
+    err << "report: " << written.error() << "\n";
     return kExitUsage;
   }
   out << "report: wrote " << options.html.string() << ": " << reports.size() << " implementations, "

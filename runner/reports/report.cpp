@@ -364,11 +364,11 @@ bool stream_json_report(const ReportContext& context, JsonObjectStream& out) {
   return emit_json_report(context, out);
 }
 
-bool write_json_report(const ReportContext& context, const std::filesystem::path& file, std::string& error) {
+Checked<void> write_json_report(const ReportContext& context, const std::filesystem::path& file) {
   TextFileWriter writer(file);
   JsonObjectStream report([&](std::string_view text) { return writer.write(text); }, compact_json, true);
   stream_json_report(context, report);
-  return writer.finish(error);
+  return writer.finish();
 }
 
 std::string junit_report(const ReportContext& context) {

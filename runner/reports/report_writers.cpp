@@ -81,7 +81,7 @@ bool TextFileWriter::write(std::string_view text) {
   return true;
 }
 
-bool TextFileWriter::finish(std::string& error) {
+Checked<void> TextFileWriter::finish() {
   if (error_.empty() && stream_ && std::fflush(stream_) != 0) fail("write", errno);
   if (stream_) {
     const bool closed = std::fclose(stream_) == 0;
@@ -89,15 +89,14 @@ bool TextFileWriter::finish(std::string& error) {
     stream_ = nullptr;
     if (!closed) fail("close", code);
   }
-  if (error_.empty()) return true;
-  error = error_;
-  return false;
+  if (error_.empty()) return {};
+  return Failure(error_);
 }
 
-bool write_text_file(const std::filesystem::path& file, const std::string& text, std::string& error) {
+Checked<void> write_text_file(const std::filesystem::path& file, const std::string& text) {
   TextFileWriter writer(file);
   writer.write(text);
-  return writer.finish(error);
+  return writer.finish();
 }
 
 }  // namespace kiln::conformance

@@ -69,25 +69,16 @@ bool ExpectedFailures::Entry::accepts(Status result_status) const {
   return status ? *status == result_status : listable(result_status);
 }
 
-std::optional<ExpectedFailures> ExpectedFailures::load(const std::filesystem::path& file,
-                                                       std::string& error) {
+Checked<ExpectedFailures> ExpectedFailures::load(const std::filesystem::path& file) {
   std::ifstream stream(file, std::ios::binary);
-  if (!stream) {
-    error = file.string() + ": cannot open the expected-failures file";
-    return std::nullopt;
-  }
+  if (!stream) return Failure(file.string() + ": cannot open the expected-failures file");
   std::ostringstream text;
   text << stream.rdbuf();
-  if (stream.bad()) {
-    error = file.string() + ": cannot read the expected-failures file";
-    return std::nullopt;
-  }
-  return parse(text.str(), file.string(), error);
+  if (stream.bad()) return Failure(file.string() + ": cannot read the expected-failures file");
+  return parse(text.str(), file.string());
 }
 
-std::optional<ExpectedFailures> ExpectedFailures::parse(std::string_view text,
-                                                        const std::string& source,
-                                                        std::string& error) {
+Checked<ExpectedFailures> ExpectedFailures::parse(std::string_view text, const std::string& source) {
   ExpectedFailures list;
   list.source_ = source;
   // A BOM would otherwise become part of the first pattern, which then matches
@@ -111,9 +102,8 @@ std::optional<ExpectedFailures> ExpectedFailures::parse(std::string_view text,
     if (colon != std::string_view::npos) {
       const std::string_view op = pattern.substr(colon + 1);
       if (op != "decode" && op != "encode") {
-        error = source + ":" + std::to_string(number) + ":" + std::to_string(colon + 2) +
-                ": the operation after ':' is decode or encode, not '" + std::string(op) + "'";
-        return std::nullopt;
+        return Failure(source + ":" + std::to_string(number) + ":" + std::to_string(colon + 2) +
+                       ": the operation after ':' is decode or encode, not '" + std::string(op) + "'");
       }
       entry.op = op == "decode" ? Operation::kDecode : Operation::kEncode;
     }

@@ -85,9 +85,10 @@ bool start_adapter(const Registry& registry, std::unique_ptr<Driver>& driver,
     return false;
   }
   driver = make_in_process_driver(std::move(adapter));
-  std::string problem;
-  hello = driver->hello(problem);
-  if (!hello) ADD_FAILURE() << "the adapter has no usable hello: " << protocol::printable(problem);
+  auto asked = driver->hello();
+  hello.reset();
+  if (asked) hello = std::move(asked).value();
+  else ADD_FAILURE() << "the adapter has no usable hello: " << protocol::printable(asked.error());
   if (hello && hello->protocol != protocol::kProtocolVersion) {
     ADD_FAILURE() << "the adapter speaks adapter protocol " << hello->protocol << ", this suite protocol "
                   << protocol::kProtocolVersion << ": nothing was sent";
@@ -180,8 +181,8 @@ class GeneratedTest final : public ::testing::Test {
       print_result(text, result, replay_of_current_test());
       // The minimized case itself: what to commit, and what fails alone.
       if (result.generated && !result.generated->file.empty()) {
-        const FileText written = read_regular_file(result.generated->file, kMaxShownCaseBytes, "");
-        if (written.text) text << "    the case (" << result.generated->file << "):\n" << *written.text;
+        const Checked<std::string> written = read_regular_file(result.generated->file, kMaxShownCaseBytes, "");
+        if (written) text << "    the case (" << result.generated->file << "):\n" << written.value();
       }
       ADD_FAILURE() << text.str();
     }
@@ -213,13 +214,12 @@ std::optional<std::size_t> register_tests(AdapterFactory factory, const Options&
     return std::nullopt;
   }
   if (options.expected_failures) {
-    std::string error;
-    auto loaded = ExpectedFailures::load(*options.expected_failures, error);
+    auto loaded = ExpectedFailures::load(*options.expected_failures);
     if (!loaded) {
-      err << error << "\n";
+      err << loaded.error() << "\n";
       return std::nullopt;
     }
-    registry->loaded = std::move(*loaded);
+    registry->loaded = std::move(loaded).value();
   }
   registry->current = registry->loaded;
   registry->options = options;

@@ -146,13 +146,13 @@ std::string utc_now() {
 
 // The run's adapter, with the run's limit or (for a replay of a generated
 // failure) the one given.
-std::unique_ptr<Driver> make_driver(const RunOptions& options, std::size_t largest_block,
-                                    std::chrono::milliseconds timeout, std::string& error) {
+Checked<std::unique_ptr<Driver>> make_driver(const RunOptions& options, std::size_t largest_block,
+                                             std::chrono::milliseconds timeout) {
   ProcessOptions process;
   process.one_shot = options.one_shot;
   process.timeout = timeout;
   process.max_reply_bytes = protocol::max_reply_line_bytes(largest_block);
-  return conformance::make_driver(options.adapter, process, error);
+  return conformance::make_driver(options.adapter, process);
 }
 
 std::string topic_of(const Case& c) {
@@ -199,13 +199,12 @@ std::optional<Plan> plan_run(const RunOptions& options, const CaseSet& set, std:
     }
   Plan plan;
   if (options.expected_failures) {
-    std::string error;
-    auto loaded = ExpectedFailures::load(*options.expected_failures, error);
+    auto loaded = ExpectedFailures::load(*options.expected_failures);
     if (!loaded) {
-      err << error << "\n";
+      err << loaded.error() << "\n";
       return std::nullopt;
     }
-    plan.expected = std::move(*loaded);
+    plan.expected = std::move(loaded).value();
   }
   plan.ops = std::set<Operation>(options.ops.begin(), options.ops.end());
   for (const Case& c : set.cases) {
@@ -249,13 +248,14 @@ namespace {
 std::optional<Session> start_adapter(const RunOptions& options, const Plan& plan, std::ostream& out,
                                      std::ostream& err) {
   Session session;
-  std::string error;
-  session.driver = make_driver(options, plan.largest_block, std::chrono::milliseconds(options.timeout_ms), error);
-  if (!session.driver) {
-    err << "run: " << error << "\n";
+  auto made = make_driver(options, plan.largest_block, std::chrono::milliseconds(options.timeout_ms));
+  if (!made) {
+    err << "run: " << made.error() << "\n";
     return std::nullopt;
   }
-  session.hello = session.driver->hello(session.hello_problem);
+  session.driver = std::move(made).value();
+  if (auto hello = session.driver->hello()) session.hello = std::move(hello).value();
+  else session.hello_problem = std::move(hello).error();
   const auto& hello = session.hello;
   // Replies of another protocol version cannot be read as version 1's: judging
   // them could pass what should fail, so nothing is sent.
@@ -413,8 +413,8 @@ std::vector<GeneratedPhase> run_generated(const RunOptions& options, Plan& plan,
   if (options.max_failures && failing >= options.max_failures) return phases;
   const std::uint64_t seed = options.generated_seed.value_or(generated_seed(case_set_sha256));
   const auto fresh = [&options, largest = plan.largest_block](std::chrono::milliseconds timeout) {
-    std::string unused;
-    return make_driver(options, largest, timeout, unused);
+    auto made = make_driver(options, largest, timeout);
+    return made ? std::move(made).value() : nullptr;
   };
   bool stopped = false;
   for (auto& [profile, ops] : phase_profiles(plan, *session.hello)) {
@@ -473,23 +473,18 @@ bool write_reports(const RunOptions& options, const ReportContext& context, cons
   // Each writer says why its file could not be written.
   const auto write_with = [&](const std::optional<std::filesystem::path>& file, const auto& writer) {
     if (!file) return;
-    std::string problem;
-    if (!writer(*file, problem)) {
-      err << "run: " << problem << "\n";
+    if (const Checked<void> wrote = writer(*file); !wrote) {
+      err << "run: " << wrote.error() << "\n";
       written = false;
     }
   };
   const auto text_of = [](std::string text) {
-    return [text = std::move(text)](const std::filesystem::path& file, std::string& problem) {
-      return write_text_file(file, text, problem);
-    };
+    return [text = std::move(text)](const std::filesystem::path& file) { return write_text_file(file, text); };
   };
   // The JSON report and the run's page are streamed a result at a time: no
   // report is whole in memory, whatever an adapter sent.
   const auto streamed = [&](auto writer) {
-    return [&context, writer](const std::filesystem::path& file, std::string& problem) {
-      return writer(context, file, problem);
-    };
+    return [&context, writer](const std::filesystem::path& file) { return writer(context, file); };
   };
   write_with(options.json_report, streamed(write_json_report));
   if (options.junit_report) write_with(options.junit_report, text_of(junit_report(context)));

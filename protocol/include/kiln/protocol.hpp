@@ -1,8 +1,8 @@
 // The adapter protocol, version 1 (protocol/PROTOCOL.md): the plain values an
 // adapter and the runner exchange, and their JSON form, for both sides. Every
 // parse function takes untrusted text or JSON and never throws on bad input: it
-// returns an Expected holding either the value or a one-line message that names
-// the offending field.
+// returns a kiln::Checked (error.hpp) holding either the value or a one-line
+// message that names the offending field.
 #pragma once
 
 #include <cstdint>
@@ -87,28 +87,6 @@ std::string_view json_kind(const Json& value) noexcept;
 // A value for a message: a number, boolean or null as written (short), anything
 // else by its kind ("a string", "an array", "an object").
 std::string describe_json_value(const Json& value);
-
-// A value, or the message saying why there is none.
-template <class T>
-class [[nodiscard]] Expected {
- public:
-  Expected(T value) : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit
-  static Expected failure(std::string message) {
-    return Expected(std::in_place_index<1>, std::move(message));
-  }
-
-  bool ok() const noexcept { return state_.index() == 0; }
-  explicit operator bool() const noexcept { return ok(); }
-  T& value() & { return std::get<0>(state_); }
-  const T& value() const& { return std::get<0>(state_); }
-  T&& value() && { return std::get<0>(std::move(state_)); }
-  const std::string& error() const { return std::get<1>(state_); }
-
- private:
-  template <std::size_t I, class Arg>
-  Expected(std::in_place_index_t<I> index, Arg&& arg) : state_(index, std::forward<Arg>(arg)) {}
-  std::variant<T, std::string> state_;
-};
 
 // ---- Requests (runner -> adapter) ----
 
@@ -256,25 +234,25 @@ Reject reject_from(const Error& error);
 // {"name","dtype","shape","layout","block_size","payload"}; layout is null when
 // empty. where prefixes messages ("tensors[2]").
 Json tensor_to_json(const TensorDescription& tensor);
-Expected<TensorDescription> tensor_from_json(const Json& json, std::string_view where = "tensor");
+Checked<TensorDescription> tensor_from_json(const Json& json, std::string_view where = "tensor");
 Json tensors_to_json(const BlockDescription& description);
-Expected<BlockDescription> tensors_from_json(const Json& json,
+Checked<BlockDescription> tensors_from_json(const Json& json,
                                              std::string_view where = "tensors");
 
 // ---- Whole messages ----
 
 Json request_to_json(const Request& request);
-Expected<Request> request_from_json(const Json& json);
+Checked<Request> request_from_json(const Json& json);
 
 Json hello_to_json(const Hello& hello);
-Expected<Hello> hello_from_json(const Json& json);
+Checked<Hello> hello_from_json(const Json& json);
 
 Json outcome_to_json(const Outcome& outcome);
 // Which results are valid depends on the op and the profile of the request the
 // reply answers: kiln-v2 decode admits accept, reject and error; encode block,
 // reject and error. hurray-elements decode admits accept (elements), opaque,
 // reject and error; encode data, reject and error.
-Expected<Outcome> outcome_from_json(const Json& json, Op answered,
+Checked<Outcome> outcome_from_json(const Json& json, Op answered,
                                     std::string_view profile = kProfileKilnV2);
 // Does the outcome answer a request of this op and profile? (An error always does.)
 bool answers(const Outcome& outcome, Op op, std::string_view profile);
@@ -291,15 +269,15 @@ std::string outcome_summary(const Outcome& outcome);
 // and kMaxObjectMembers members per object, checked by a linear scan before
 // anything is built; then one JSON value with nothing after it but white space.
 // Messages give the byte offset of the problem.
-Expected<Json> parse_line(std::string_view line);
+Checked<Json> parse_line(std::string_view line);
 // The same, and the line may hold at most max_values JSON values (arrays,
 // objects and scalars, counted by the same scan): a reply is refused before it
 // is built when it holds more than any answer to its request can.
-Expected<Json> parse_line(std::string_view line, std::size_t max_values);
+Checked<Json> parse_line(std::string_view line, std::size_t max_values);
 // The same checks, then the value built through nlohmann's parser callback,
 // which may drop what it has read (a reader that keeps a file's items compact);
 // an exception the callback throws stops the parse and reaches the caller.
-Expected<Json> parse_line(std::string_view line, const Json::parser_callback_t& callback);
+Checked<Json> parse_line(std::string_view line, const Json::parser_callback_t& callback);
 // The bound on a reply's values: four per byte of its request line, and 64
 // more. No answer needs more: a Hurray accept has one element per element of
 // the request's data, at most eight per data byte (two hex digits); a Kiln
@@ -307,12 +285,12 @@ Expected<Json> parse_line(std::string_view line, const Json::parser_callback_t& 
 std::size_t max_reply_values(std::size_t request_line_bytes) noexcept;
 // Compact JSON without the newline. Fails only when a string is not valid UTF-8
 // (JSON cannot carry it).
-Expected<std::string> to_line(const Json& json);
+Checked<std::string> to_line(const Json& json);
 
 // Conveniences over the two steps above.
-Expected<Request> parse_request(std::string_view line);
-Expected<Hello> parse_hello_reply(std::string_view line);
-Expected<Outcome> parse_reply(std::string_view line, Op answered,
+Checked<Request> parse_request(std::string_view line);
+Checked<Hello> parse_hello_reply(std::string_view line);
+Checked<Outcome> parse_reply(std::string_view line, Op answered,
                               std::string_view profile = kProfileKilnV2);
 
 }  // namespace kiln::protocol

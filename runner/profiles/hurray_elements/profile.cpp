@@ -193,8 +193,7 @@ class ElementsProfile final : public Profile {
   std::vector<std::string> check(const Case& c) const override;
   void check_summary(const CaseSet&, std::ostream&) const override {}
   // A case states its own data and has no block: only its ops are regen's.
-  std::variant<std::optional<std::vector<std::uint8_t>>, std::string> regen_block(
-      const Case&) const override {
+  Checked<std::optional<std::vector<std::uint8_t>>> regen_block(const Case&) const override {
     return std::nullopt;
   }
   const FamilyGenerators& family_generators() const override { return hurray_elements_family_generators(); }

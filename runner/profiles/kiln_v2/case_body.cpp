@@ -111,10 +111,9 @@ TensorDescription tensor_node(const YAML::Node& node, std::size_t index) {
                           " has no element width: give payload as hex instead of values");
     std::vector<std::uint64_t> elements;
     for (const auto& value : values) {
-      std::string error;
-      auto bits = element_bits(*info, value_text(value), error);
-      if (!bits) invalid(value, error);
-      elements.push_back(*bits);
+      auto bits = element_bits(*info, value_text(value));
+      if (!bits) invalid(value, bits.error());
+      elements.push_back(bits.value());
     }
     tensor.payload = pack_elements(*info, elements);
   } else {

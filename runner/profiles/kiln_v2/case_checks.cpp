@@ -43,11 +43,11 @@ std::vector<std::string> check_kiln_case(const Case& test_case) {
   const KilnCase& body = kiln_v2::body(test_case);
   std::vector<std::string> problems;
   auto made = materialize(test_case);
-  if (auto* error = std::get_if<std::string>(&made)) {
-    problems.push_back(*error);
+  if (!made) {
+    problems.push_back(made.error());
     return problems;
   }
-  const Materialized& materialized = std::get<Materialized>(made);
+  const Materialized& materialized = made.value();
 
   // A file regen has not written yet (no ops) gets its block from the loader,
   // so that every tool can use it; the file itself still stores none.

@@ -138,8 +138,8 @@ std::vector<std::uint8_t> canonical_block(const std::vector<std::string>& tensor
   auto loaded = load_case_text(text, "the base block", schema);
   if (auto* error = std::get_if<CaseError>(&loaded)) fail(where, "base: " + error->message);
   auto made = materialize(std::get<Case>(loaded));
-  if (auto* error = std::get_if<std::string>(&made)) fail(where, "base: " + *error);
-  const auto& block = std::get<Materialized>(made).block;
+  if (!made) fail(where, "base: " + made.error());
+  const auto& block = made.value().block;
   if (!block) fail(where, "base: the tensors cannot be placed in a block");
   if (!decode(*block)) fail(where, "base: the reference rejects the base block");
   return *block;
@@ -518,8 +518,8 @@ FinishedMember finish_member(const MemberContext& context, const Draft& draft) {
       return id + ": the generated case does not load: " + error->describe();
     const Case& c = std::get<Case>(loaded);
     auto made = materialize(c);
-    if (auto* error = std::get_if<std::string>(&made)) return id + ": " + *error;
-    const auto& block = std::get<Materialized>(made).block;
+    if (!made) return id + ": " + made.error();
+    const auto& block = made.value().block;
     if (!block) return id + ": the description cannot be placed in a block";
     const auto decoded = decode(*block);
     if (draft.accept) {

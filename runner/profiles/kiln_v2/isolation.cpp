@@ -75,7 +75,7 @@ std::optional<std::vector<std::uint8_t>> untruncated_block(const Case& test_case
                 [](const Fault& fault) { return std::holds_alternative<Truncate>(fault); });
   if (body.faults.size() == kiln_v2::body(test_case).faults.size()) return std::nullopt;
   auto made = materialize(whole);
-  if (auto* result = std::get_if<Materialized>(&made)) return result->block;
+  if (made) return made.value().block;
   return std::nullopt;
 }
 
@@ -168,8 +168,8 @@ IsolationResult check_isolation(const Case& test_case, std::span<const std::uint
       Case described = test_case;
       kiln_v2::body(described).faults.clear();
       auto made = materialize(described);
-      if (auto* clean = std::get_if<Materialized>(&made); clean && clean->block) {
-        auto again = decode(*clean->block, DecodeOptions{others});
+      if (made && made.value().block) {
+        auto again = decode(*made.value().block, DecodeOptions{others});
         if (!again && again.error().rule == rule) continue;
       }
     }

@@ -17,8 +17,7 @@ struct Overloaded : Ts... {
 template <class... Ts>
 Overloaded(Ts...) -> Overloaded<Ts...>;
 
-std::variant<std::uint64_t, std::string> base_position(const std::string& base,
-                                                       const Placement& placement) {
+Checked<std::uint64_t> base_position(const std::string& base, const Placement& placement) {
   if (base == "start") return std::uint64_t{0};
   if (base == "directory") return kHeaderSize;
   if (base == "heap") return placement.heap_start;
@@ -50,16 +49,15 @@ std::variant<std::uint64_t, std::string> base_position(const std::string& base,
 
 }  // namespace
 
-std::variant<std::uint64_t, std::string> resolve_anchor(const Anchor& anchor,
-                                                         const Placement& placement) {
+Checked<std::uint64_t> resolve_anchor(const Anchor& anchor, const Placement& placement) {
   if (auto absolute = parse_u64(anchor.text)) return *absolute;
   static const std::regex kAnchor(R"(^([a-z_]+(\[[0-9]+\]\.[a-z_]+)?)(([+-])([0-9]+))?$)");
   std::smatch match;
   if (!short_match(anchor.text, match, kAnchor))
     return "anchor '" + anchor.text + "' is not <base>[+-N] or an offset";
   auto base = base_position(match[1].str(), placement);
-  if (auto* problem = std::get_if<std::string>(&base)) return *problem;
-  std::uint64_t position = std::get<std::uint64_t>(base);
+  if (!base) return base.error();
+  std::uint64_t position = base.value();
   if (match[3].matched) {
     auto delta = parse_u64(match[5].str());
     if (!delta) return "anchor '" + anchor.text + "' has a bad offset";
@@ -80,11 +78,11 @@ std::optional<std::string> anchor_problem(const Anchor& anchor, std::size_t tens
   Placement placement{kFar, kFar, kFar, kFar, kFar, {}};
   placement.tensors.assign(tensor_count, TensorPlacement{kFar, kFar, kFar, kFar, kFar, kFar, kFar});
   auto resolved = resolve_anchor(anchor, placement);
-  if (auto* problem = std::get_if<std::string>(&resolved)) return *problem;
+  if (!resolved) return resolved.error();
   return std::nullopt;
 }
 
-std::variant<Materialized, std::string> materialize(const Case& test_case) {
+Checked<Materialized> materialize(const Case& test_case) {
   const KilnCase& body = kiln_v2::body(test_case);
   auto built = build(body.description);
   if (!built) {
@@ -117,8 +115,8 @@ std::variant<Materialized, std::string> materialize(const Case& test_case) {
             },
             [&](const Overwrite& overwrite) -> std::optional<std::string> {
               auto at = resolve_anchor(overwrite.at, placement);
-              if (auto* error = std::get_if<std::string>(&at)) return *error;
-              const std::uint64_t position = std::get<std::uint64_t>(at);
+              if (!at) return at.error();
+              const std::uint64_t position = at.value();
               if (position > bytes.size() || bytes.size() - position < overwrite.bytes.size())
                 return "overwrite at " + std::to_string(position) + " runs past the end (" +
                        std::to_string(bytes.size()) + " bytes)";
@@ -127,8 +125,8 @@ std::variant<Materialized, std::string> materialize(const Case& test_case) {
             },
             [&](const Truncate& truncate) -> std::optional<std::string> {
               auto to = resolve_anchor(truncate.to, placement);
-              if (auto* error = std::get_if<std::string>(&to)) return *error;
-              const std::uint64_t length = std::get<std::uint64_t>(to);
+              if (!to) return to.error();
+              const std::uint64_t length = to.value();
               if (length >= bytes.size())
                 return "truncate to " + std::to_string(length) + " does not shorten " +
                        std::to_string(bytes.size()) + " bytes";

@@ -127,11 +127,10 @@ class KilnProfile final : public Profile {
   void check_summary(const CaseSet& set, std::ostream& out) const override {
     report_isolation_coverage(set, out);
   }
-  std::variant<std::optional<std::vector<std::uint8_t>>, std::string> regen_block(
-      const Case& c) const override {
+  Checked<std::optional<std::vector<std::uint8_t>>> regen_block(const Case& c) const override {
     auto made = materialize(c);
-    if (auto* error = std::get_if<std::string>(&made)) return std::move(*error);
-    return std::get<Materialized>(std::move(made)).block;
+    if (!made) return Failure(std::move(made).error());
+    return std::move(made).value().block;
   }
   const FamilyGenerators& family_generators() const override { return kiln_v2_family_generators(); }
   CaseYamlMembers case_yaml_members(const Case& c, std::string_view ops) const override {

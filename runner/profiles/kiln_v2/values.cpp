@@ -99,35 +99,29 @@ std::optional<std::uint64_t> parse_u64(std::string_view text) {
   return value;
 }
 
-std::optional<std::uint64_t> element_bits(const DtypeInfo& dtype, std::string_view text,
-                                          std::string& error) {
+Checked<std::uint64_t> element_bits(const DtypeInfo& dtype, std::string_view text) {
   const unsigned bits = element_bit_width(dtype);
   const std::string name(dtype.name);
   // Raw bits are "0x..." with a lower-case x, as the schema's pattern has it.
   if (text.size() > 2 && text[0] == '0' && text[1] == 'x') {
     auto raw = parse_u64(text);
-    if (!raw || (*raw & ~width_mask(bits)) != 0) {
-      error = "raw bits " + std::string(text) + " do not fit a " + std::to_string(bits) +
-              "-bit " + name + " element";
-      return std::nullopt;
-    }
-    return raw;
+    if (!raw || (*raw & ~width_mask(bits)) != 0)
+      return Failure("raw bits " + std::string(text) + " do not fit a " + std::to_string(bits) +
+                     "-bit " + name + " element");
+    return *raw;
   }
   switch (dtype.numeric) {
     case Numeric::kBool:
       if (text == "true" || text == "1") return 1;
       if (text == "false" || text == "0") return 0;
-      error = "bool value must be true, false, 0 or 1 (a bad bool byte goes in payload)";
-      return std::nullopt;
+      return Failure("bool value must be true, false, 0 or 1 (a bad bool byte goes in payload)");
     case Numeric::kUnsigned:
     case Numeric::kBitsOnly: {
       auto value = parse_u64(text);
-      if (!value || (*value & ~width_mask(bits)) != 0) {
-        error = std::string(text) + " is not an unsigned " + std::to_string(bits) + "-bit " +
-                (dtype.numeric == Numeric::kBitsOnly ? "bit pattern" : "integer") + " for " + name;
-        return std::nullopt;
-      }
-      return value;
+      if (!value || (*value & ~width_mask(bits)) != 0)
+        return Failure(std::string(text) + " is not an unsigned " + std::to_string(bits) + "-bit " +
+                       (dtype.numeric == Numeric::kBitsOnly ? "bit pattern" : "integer") + " for " + name);
+      return *value;
     }
     case Numeric::kSigned: {
       auto value = parse_i64(text);
@@ -135,26 +129,22 @@ std::optional<std::uint64_t> element_bits(const DtypeInfo& dtype, std::string_vi
                                           : -(std::int64_t{1} << (bits - 1));
       const std::int64_t high = bits == 64 ? std::numeric_limits<std::int64_t>::max()
                                            : (std::int64_t{1} << (bits - 1)) - 1;
-      if (!value || *value < low || *value > high) {
-        error = std::string(text) + " is not a signed " + std::to_string(bits) + "-bit integer for " + name;
-        return std::nullopt;
-      }
+      if (!value || *value < low || *value > high)
+        return Failure(std::string(text) + " is not a signed " + std::to_string(bits) +
+                       "-bit integer for " + name);
       return static_cast<std::uint64_t>(*value) & width_mask(bits);
     }
     case Numeric::kFloat: {
       auto value = parse_double(text);
       std::optional<std::uint64_t> result;
       if (value) result = exact_float_bits(*float_layout(dtype), *value);
-      if (!result) {
-        error = std::string(text) + " is not exactly representable as " + name +
-                " (write the raw bits as \"0x...\")";
-        return std::nullopt;
-      }
-      return result;
+      if (!result)
+        return Failure(std::string(text) + " is not exactly representable as " + name +
+                       " (write the raw bits as \"0x...\")");
+      return *result;
     }
   }
-  error = "unsupported dtype";
-  return std::nullopt;
+  return Failure("unsupported dtype");
 }
 
 std::vector<std::uint8_t> pack_elements(const DtypeInfo& dtype,

@@ -64,6 +64,13 @@ std::size_t line_count(const std::filesystem::path& file) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
+// Whether the adapter's hello came; why not, when it did not.
+::testing::AssertionResult says_hello(Driver& adapter) {
+  const auto hello = adapter.hello();
+  if (hello) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << hello.error();
+}
+
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -165,8 +172,7 @@ TEST_F(ProcessDriverTest, ShellSyntaxKeepsWorkingAndTheAdapterIsTheChild) {
              "echo $$ > " + path("pid") + "\n"
              "exec " + shell_quote(KILN_FAKE_ADAPTER) + " --crash-on x\n");
   auto adapter = driver("cd " + path("my dir") + " && FOO=1 sh run.sh 'a b'");
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   const Exchange crashed = adapter->exchange(decode("x"));
   // The adapter's own death, not the waiting shell's "status 134".
   EXPECT_EQ(crashed.kind, Exchange::Kind::kCrash) << describe(crashed);
@@ -178,8 +184,7 @@ TEST_F(ProcessDriverTest, ShellSyntaxKeepsWorkingAndTheAdapterIsTheChild) {
 
 TEST_F(ProcessDriverTest, ASegfaultIsReportedAsASignalNotAShellStatus) {
   auto adapter = driver(fake("--segfault-on x"));
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   const Exchange crashed = adapter->exchange(decode("x"));
   EXPECT_EQ(crashed.kind, Exchange::Kind::kCrash) << describe(crashed);
   EXPECT_TRUE(contains(crashed.detail, "was killed by signal 11 (SIGSEGV) without replying"))
@@ -189,8 +194,7 @@ TEST_F(ProcessDriverTest, ASegfaultIsReportedAsASignalNotAShellStatus) {
 
 TEST_F(ProcessDriverTest, ClosingStdoutAndRunningOnIsACrashNotATimeout) {
   auto adapter = driver(fake("--close-stdout-on x"), false, 5000);
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   const Exchange crashed = adapter->exchange(decode("x"));
   EXPECT_EQ(crashed.kind, Exchange::Kind::kCrash) << describe(crashed);
   EXPECT_TRUE(contains(crashed.detail, "closed its stdout without replying")) << describe(crashed);
@@ -201,8 +205,9 @@ TEST_F(ProcessDriverTest, AnAdapterThatExitsWhileItsChildHoldsStdoutIsACrash) {
   auto adapter = driver(script("read -r line\nsleep 60 &\necho $! > " + path("child") +
                                "\necho 'gone' >&2\nexit 3\n"),
                         false, 5000);
-  std::string detail;
-  EXPECT_FALSE(adapter->hello(detail));
+  const auto hello = adapter->hello();
+  ASSERT_FALSE(hello);
+  const std::string& detail = hello.error();
   EXPECT_TRUE(contains(detail, "the adapter exited with status 3 without replying")) << detail;
   EXPECT_TRUE(contains(detail, "gone")) << detail;
   // What it left behind in its process group went with it.
@@ -216,8 +221,7 @@ TEST_F(ProcessDriverTest, AnAdapterThatExitsWhileItsChildHoldsStdoutIsACrash) {
 TEST_F(ProcessDriverTest, AReplyWrittenTwiceFailsThatCaseAndRestartsTheAdapter) {
   const auto starts = scratch_ / "starts";
   auto adapter = driver(fake("--reply-twice-on b --count-starts " + shell_quote(starts.string())));
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   EXPECT_EQ(adapter->exchange(decode("a")).kind, Exchange::Kind::kReply);
   const Exchange doubled = adapter->exchange(decode("b"));
   EXPECT_EQ(doubled.kind, Exchange::Kind::kProtocol) << describe(doubled);
@@ -241,8 +245,7 @@ TEST_F(ProcessDriverTest, OutputWaitingBeforeARequestMeansTheAdapterIsOutOfStep)
                                "  touch " + path("written") + "\n" +
                                "fi\n" +
                                "while read -r line; do answer; done\n"));
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   const Exchange first = adapter->exchange(decode("a"));
   ASSERT_EQ(first.kind, Exchange::Kind::kReply) << describe(first);
   write_text(scratch_ / "go", "");
@@ -267,8 +270,7 @@ TEST_F(ProcessDriverTest, AnAnswerGivenAgainIsNeverTakenForTheNextRequests) {
   {
     SCOPED_TRACE("the adapter echoes ids: the next request's reply names the wrong id");
     auto adapter = driver(fake("--answer-again-late-on a"));
-    std::string detail;
-    ASSERT_TRUE(adapter->hello(detail)) << detail;
+    ASSERT_TRUE(says_hello(*adapter));
     const Exchange first = adapter->exchange(decode("a"));
     ASSERT_EQ(first.kind, Exchange::Kind::kReply) << describe(first);
     const Exchange stray = adapter->exchange(decode("b"));
@@ -282,8 +284,7 @@ TEST_F(ProcessDriverTest, AnAnswerGivenAgainIsNeverTakenForTheNextRequests) {
     // answer given again comes before its reply, and shows there.
     SCOPED_TRACE("the adapter echoes no id: the hello after the reply catches the stray line");
     auto adapter = driver(fake("--answer-again-late-on a --no-id"));
-    std::string detail;
-    ASSERT_TRUE(adapter->hello(detail)) << detail;
+    ASSERT_TRUE(says_hello(*adapter));
     const Exchange first = adapter->exchange(decode("a"));
     EXPECT_EQ(first.kind, Exchange::Kind::kProtocol) << describe(first);
     EXPECT_TRUE(contains(first.detail, "no \"id\"")) << describe(first);
@@ -297,8 +298,7 @@ TEST_F(ProcessDriverTest, AnAnswerGivenAgainIsNeverTakenForTheNextRequests) {
 TEST_F(ProcessDriverTest, RepliesWithoutIdAreAcceptedWhileTheAdapterStaysInStep) {
   const auto starts = scratch_ / "starts";
   auto adapter = driver(fake("--no-id --count-starts " + shell_quote(starts.string())));
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   for (int i = 0; i < 20; ++i) {
     const Exchange answered = adapter->exchange(decode("case-" + std::to_string(i)));
     ASSERT_EQ(answered.kind, Exchange::Kind::kReply) << i << " " << describe(answered);
@@ -311,8 +311,7 @@ TEST_F(ProcessDriverTest, AReplyEchoingAnIdOfTheWrongTypeIsAProtocolFailure) {
   auto adapter = driver(script(std::string("read -r line; echo '") + kHelloReply + "'\n" +
                                "read -r line; echo '{\"id\":\"2\",\"result\":\"reject\",\"class\":\"FRAME\"}'\n" +
                                "while read -r line; do :; done\n"));
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   const Exchange wrong = adapter->exchange(decode("x"));
   EXPECT_EQ(wrong.kind, Exchange::Kind::kProtocol) << describe(wrong);
   EXPECT_TRUE(contains(wrong.detail, "the reply's \"id\" is of type string")) << describe(wrong);
@@ -322,8 +321,7 @@ TEST_F(ProcessDriverTest, AReplyEchoingAnIdOfTheWrongTypeIsAProtocolFailure) {
 
 TEST_F(ProcessDriverTest, AReplyWiderThanAnyAnswerToItsRequestIsRefusedBeforeItIsBuilt) {
   auto adapter = driver(fake("--wide-accept-on x"));
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   const Exchange wide = adapter->exchange(decode("x"));
   EXPECT_EQ(wide.kind, Exchange::Kind::kProtocol) << describe(wide);
   EXPECT_TRUE(contains(wide.detail, "JSON values")) << describe(wide);
@@ -340,8 +338,7 @@ TEST_F(ProcessDriverTest, AnAdapterThatBreaksTheProtocolOverAndOverIsAbandoned) 
     SCOPED_TRACE(flags);
     const auto starts = scratch_ / ("starts" + flags);
     auto adapter = driver(fake(flags + " --count-starts " + shell_quote(starts.string())));
-    std::string detail;
-    ASSERT_TRUE(adapter->hello(detail)) << detail;
+    ASSERT_TRUE(says_hello(*adapter));
     int sent = 0;
     while (adapter->abandoned().empty() && sent < 100) {
       adapter->exchange(decode("case-" + std::to_string(sent)));
@@ -366,8 +363,7 @@ TEST_F(ProcessDriverTest, OccasionalProtocolFailuresDoNotAbandonTheAdapter) {
   std::string flags;
   for (int i = 0; i < 60; i += 3) flags += " --garbage-on case-" + std::to_string(i);
   auto adapter = driver(fake(flags));
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   int broken = 0;
   for (int i = 0; i < 60; ++i) {
     const Exchange exchange = adapter->exchange(decode("case-" + std::to_string(i)));
@@ -380,8 +376,7 @@ TEST_F(ProcessDriverTest, OccasionalProtocolFailuresDoNotAbandonTheAdapter) {
 
 TEST_F(ProcessDriverTest, InOneShotModeASecondReplyLineIsAProtocolFailure) {
   auto adapter = driver(fake("--reply-twice-on x"), true);
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   const Exchange doubled = adapter->exchange(decode("x"));
   EXPECT_EQ(doubled.kind, Exchange::Kind::kProtocol) << describe(doubled);
   EXPECT_EQ(adapter->exchange(decode("y")).kind, Exchange::Kind::kReply);
@@ -441,8 +436,7 @@ TEST(RunnerRestartStorm, ARunAgainstAnAdapterThatBreaksTheProtocolEndsAtOnce) {
 
 TEST_F(ProcessDriverTest, OneShotAbortAfterTheReplyIsACrash) {
   auto adapter = driver(fake("--abort-after-reply-on x"), true);
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   const Exchange crashed = adapter->exchange(decode("x"));
   EXPECT_EQ(crashed.kind, Exchange::Kind::kCrash) << describe(crashed);
   EXPECT_TRUE(contains(crashed.detail, "was killed by signal 6 (SIGABRT) after replying"))
@@ -456,8 +450,7 @@ TEST_F(ProcessDriverTest, OneShotLateNonZeroExitAfterTheReplyIsACrash) {
                                "  *hello*) echo '" + kHelloReply + "'; exit 0;;\n" + "esac\n" +
                                "echo '" + kFrameReject + "'\nsleep 0.5\nexit 3\n"),
                         true);
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   const Exchange crashed = adapter->exchange(decode("x"));
   EXPECT_EQ(crashed.kind, Exchange::Kind::kCrash) << describe(crashed);
   EXPECT_TRUE(contains(crashed.detail, "exited with status 3 after replying")) << describe(crashed);
@@ -465,8 +458,7 @@ TEST_F(ProcessDriverTest, OneShotLateNonZeroExitAfterTheReplyIsACrash) {
 
 TEST_F(ProcessDriverTest, OneShotAdapterThatRepliesButNeverExitsTimesOut) {
   auto adapter = driver(fake("--linger-after-reply-on x"), true, 2000);
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   const Exchange lingered = adapter->exchange(decode("x"));
   EXPECT_EQ(lingered.kind, Exchange::Kind::kTimeout) << describe(lingered);
   EXPECT_TRUE(contains(lingered.detail, "replied but did not exit within 2000 ms"))
@@ -480,8 +472,9 @@ TEST_F(ProcessDriverTest, AFailedStartShowsTheAdaptersStderr) {
     SCOPED_TRACE(one_shot ? "one-shot" : "persistent");
     auto adapter = driver(
         script("echo 'Traceback: ModuleNotFoundError: No module named kiln' >&2\nexit 1\n"), one_shot);
-    std::string detail;
-    EXPECT_FALSE(adapter->hello(detail));
+    const auto hello = adapter->hello();
+    ASSERT_FALSE(hello);
+    const std::string& detail = hello.error();
     EXPECT_TRUE(contains(detail, "exited with status 1")) << detail;
     EXPECT_TRUE(contains(detail, "No module named kiln")) << detail;
     const Exchange failed = adapter->exchange(decode("x"));
@@ -492,8 +485,7 @@ TEST_F(ProcessDriverTest, AFailedStartShowsTheAdaptersStderr) {
 
 TEST_F(ProcessDriverTest, AMalformedReplyKeepsTheAdaptersStderr) {
   auto adapter = driver(fake("--log-stderr --garbage-on x"));
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   const Exchange garbage = adapter->exchange(decode("x"));
   EXPECT_EQ(garbage.kind, Exchange::Kind::kProtocol) << describe(garbage);
   EXPECT_TRUE(contains(garbage.adapter_stderr, "kiln-fake: request for case x")) << describe(garbage);
@@ -504,8 +496,7 @@ TEST_F(ProcessDriverTest, AMalformedReplyKeepsTheAdaptersStderr) {
 TEST_F(ProcessDriverTest, OneShotDeadAdapterIsGivenUpOnAfterThreeFailuresInARow) {
   const auto starts = scratch_ / "starts";
   auto adapter = driver(fake("--exit-at-hello --count-starts " + shell_quote(starts.string())), true);
-  std::string detail;
-  EXPECT_FALSE(adapter->hello(detail));
+  EXPECT_FALSE(adapter->hello());
   for (int i = 0; i < 10; ++i) {
     const Exchange failed = adapter->exchange(decode("case-" + std::to_string(i)));
     EXPECT_EQ(failed.kind, Exchange::Kind::kCrash) << i << " " << describe(failed);
@@ -522,8 +513,7 @@ TEST_F(ProcessDriverTest, OneShotCasesThatCrashInARowDoNotStopAnAdapterThatStill
   auto adapter = driver(fake("--crash-on a --crash-on b --crash-on c --count-starts " +
                              shell_quote(starts.string())),
                         true);
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   for (const char* crashing : {"a", "b", "c", "a", "b", "c"})
     EXPECT_EQ(adapter->exchange(decode(crashing)).kind, Exchange::Kind::kCrash) << crashing;
   const Exchange fine = adapter->exchange(decode("d"));
@@ -536,8 +526,7 @@ TEST_F(ProcessDriverTest, OneShotCasesThatCrashInARowDoNotStopAnAdapterThatStill
 
 TEST_F(ProcessDriverTest, ANonStringCaseEchoIsDescribedByItsTypeNotDumped) {
   auto adapter = driver(fake("--array-case-on x"));
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   const Exchange echoed = adapter->exchange(decode("x"));
   EXPECT_EQ(echoed.kind, Exchange::Kind::kProtocol) << describe(echoed);
   EXPECT_TRUE(contains(echoed.detail, "the reply's \"case\" is of type array")) << describe(echoed);
@@ -549,8 +538,7 @@ TEST_F(ProcessDriverTest, AMalformedReplysDetailIsValidUtf8) {
   auto adapter = driver(script(std::string("read -r line; echo '") + kHelloReply + "'\n" +
                                "read -r line; printf 'ab\\377\\001cd\\n'\n" +
                                "while read -r line; do :; done\n"));
-  std::string detail;
-  ASSERT_TRUE(adapter->hello(detail)) << detail;
+  ASSERT_TRUE(says_hello(*adapter));
   const Exchange bytes = adapter->exchange(decode("x"));
   EXPECT_EQ(bytes.kind, Exchange::Kind::kProtocol) << describe(bytes);
   // Reports are JSON and XML: a stray byte is shown, not copied.

@@ -69,10 +69,9 @@ Json run_report(const std::string& name, const std::string& sha, std::vector<Jso
 
 // A report read as `report` reads a file's text.
 LoadedReport loaded(const std::string& file, const Json& report) {
-  LoadedReport read;
-  std::string error;
-  EXPECT_TRUE(read_run_report(report.dump(), file, read, error)) << error;
-  return read;
+  auto read = read_run_report(report.dump(), file);
+  EXPECT_TRUE(read) << read.error();
+  return read ? std::move(read).value() : LoadedReport{};
 }
 
 TEST(MatrixData, OneRowPerCaseAndOpWithACellPerImplementation) {
@@ -81,9 +80,9 @@ TEST(MatrixData, OneRowPerCaseAndOpWithACellPerImplementation) {
                                                   result_item("c2", "decode", "PASS", "pass")})),
       loaded("b.json", run_report("beta", "s1", {result_item("c1", "decode", "PASS", "pass"),
                                                  result_item("c2", "decode", "CRASH", "unexpected-failure")}))};
-  Json data;
-  std::string error;
-  ASSERT_TRUE(matrix_data(reports, false, data, error)) << error;
+  const auto made = matrix_data(reports, false);
+  ASSERT_TRUE(made) << made.error();
+  const Json& data = made.value();
   ASSERT_EQ(data["implementations"].size(), 2u);
   EXPECT_EQ(data["implementations"][0]["label"], "alpha 1.0");
   EXPECT_EQ(data["implementations"][1]["certificate"], "CERT beta");
@@ -101,12 +100,14 @@ TEST(MatrixData, RefusesDifferentCaseSetsUnlessAllowed) {
   const std::vector<LoadedReport> reports{
       loaded("a.json", run_report("alpha", "1111111111111111", {result_item("c1", "decode", "PASS", "pass")})),
       loaded("b.json", run_report("alpha", "2222222222222222", {result_item("c9", "encode", "PASS", "pass")}))};
-  Json data;
-  std::string error;
-  EXPECT_FALSE(matrix_data(reports, false, data, error));
+  const auto refused = matrix_data(reports, false);
+  ASSERT_FALSE(refused);
+  const std::string& error = refused.error();
   EXPECT_NE(error.find("different case sets"), std::string::npos) << error;
   EXPECT_NE(error.find("--allow-different-case-sets"), std::string::npos) << error;
-  ASSERT_TRUE(matrix_data(reports, true, data, error)) << error;
+  const auto allowed = matrix_data(reports, true);
+  ASSERT_TRUE(allowed) << allowed.error();
+  const Json& data = allowed.value();
   EXPECT_EQ(data["case_sets"].size(), 2u);
   ASSERT_EQ(data["rows"].size(), 2u);
   EXPECT_TRUE(data["rows"][0]["cells"][1].is_null());
@@ -118,12 +119,10 @@ TEST(MatrixData, RefusesDifferentCaseSetsUnlessAllowed) {
 
 TEST(LoadRunReport, RefusesWhatIsNotARunReport) {
   ScratchDir scratch;
-  LoadedReport report;
-  std::string error;
   const auto refused = [&](const std::string& text) {
     write_text(scratch / "r.json", text);
-    error.clear();
-    return !load_run_report(scratch / "r.json", report, error) && !error.empty();
+    const auto read = load_run_report(scratch / "r.json");
+    return !read && !read.error().empty();
   };
   EXPECT_TRUE(refused("not json"));
   EXPECT_TRUE(refused("{\"report\": \"something else\"}"));
@@ -131,19 +130,30 @@ TEST(LoadRunReport, RefusesWhatIsNotARunReport) {
   EXPECT_TRUE(refused(run_report("x", "s", {Json{{"case", 1}}}).dump()));
   EXPECT_TRUE(refused(std::string("{\"report\": \"kiln-conformance-run\", \"x\": \"\xff\"}")));
   write_text(scratch / "r.json", run_report("x", "s", {result_item("c", "decode", "PASS", "pass")}).dump(1));
-  EXPECT_TRUE(load_run_report(scratch / "r.json", report, error)) << error;
-  EXPECT_FALSE(load_run_report(scratch / "missing.json", report, error));
+  const auto read = load_run_report(scratch / "r.json");
+  EXPECT_TRUE(read) << read.error();
+  EXPECT_FALSE(load_run_report(scratch / "missing.json"));
 }
 
 // A report written to a file and read back as `report` reads it.
 struct ReportFile {
   ScratchDir scratch;
   LoadedReport report;
-  std::string error;
+  std::string error;  // the last load's, when it failed
   bool loads(const Json& json) {
     write_text(scratch / "r.json", json.dump());
+    return load();
+  }
+  // Reads r.json as `report` does.
+  bool load() {
     error.clear();
-    return load_run_report(scratch / "r.json", report, error);
+    auto read = load_run_report(scratch / "r.json");
+    if (!read) {
+      error = read.error();
+      return false;
+    }
+    report = std::move(read).value();
+    return true;
   }
 };
 
@@ -151,7 +161,7 @@ struct ReportFile {
 // totals, a verdict its status denies, or a (case, op) listed twice is refused.
 TEST(LoadRunReport, RefusesAReportThatContradictsItself) {
   ReportFile file;
-  std::string& error = file.error;
+  const std::string& error = file.error;
   const auto loads = [&](const Json& json) { return file.loads(json); };
   Json honest = run_report("x", "s", {result_item("c1", "decode", "PASS", "pass"),
                                       result_item("c2", "decode", "FAIL", "unexpected-failure")});
@@ -245,14 +255,14 @@ Json generated_run_report() {
 TEST(MatrixData, CarriesEachImplementationsGeneratedPhase) {
   ScratchDir scratch;
   write_text(scratch / "new.json", generated_run_report().dump(1));
-  LoadedReport with_phase;
-  std::string error;
-  ASSERT_TRUE(load_run_report(scratch / "new.json", with_phase, error)) << error;
+  const auto with_phase = load_run_report(scratch / "new.json");
+  ASSERT_TRUE(with_phase) << with_phase.error();
   Json older = run_report("older", "s1", {result_item("c1", "decode", "PASS", "pass")});
   older["report_version"] = 2;
-  const std::vector<LoadedReport> reports{with_phase, loaded("older.json", older)};
-  Json data;
-  ASSERT_TRUE(matrix_data(reports, false, data, error)) << error;
+  const std::vector<LoadedReport> reports{with_phase.value(), loaded("older.json", older)};
+  const auto made = matrix_data(reports, false);
+  ASSERT_TRUE(made) << made.error();
+  const Json& data = made.value();
   const Json& phases = data["implementations"][0]["generated"];
   ASSERT_EQ(phases.size(), 1u) << data["implementations"].dump(1);
   EXPECT_EQ(phases[0]["seed"], 7);
@@ -282,7 +292,7 @@ TEST(MatrixData, CarriesEachImplementationsGeneratedPhase) {
 
 TEST(LoadRunReport, ReadsEveryVersionAndChecksTheGeneratedPhases) {
   ReportFile file;
-  std::string& error = file.error;
+  const std::string& error = file.error;
   const auto loads = [&](const Json& json) { return file.loads(json); };
   Json current = generated_run_report();
   EXPECT_TRUE(loads(current)) << error;
@@ -322,8 +332,8 @@ std::string page_data(const std::string& page) {
 TEST(WriteRunPage, IsThePageOfTheWholeReport) {
   ScratchDir scratch;
   const GeneratedRun run;
-  std::string error;
-  ASSERT_TRUE(write_run_page(run.context(), scratch / "run.html", error)) << error;
+  const auto written = write_run_page(run.context(), scratch / "run.html");
+  ASSERT_TRUE(written) << written.error();
   const std::string page = read_text(scratch / "run.html");
   const Json report = json_report(run.context());
   EXPECT_EQ(page, html_page("run", report));
@@ -331,8 +341,9 @@ TEST(WriteRunPage, IsThePageOfTheWholeReport) {
   EXPECT_EQ(Json::parse(page_data(page)), Json::parse(report.dump(-1, ' ', false, Json::error_handler_t::replace)));
   EXPECT_EQ(page.find("<img"), std::string::npos);
   if (std::filesystem::exists("/dev/full")) {
-    EXPECT_FALSE(write_run_page(run.context(), "/dev/full", error));
-    EXPECT_EQ(error, "/dev/full: cannot write: No space left on device");
+    const auto full = write_run_page(run.context(), "/dev/full");
+    ASSERT_FALSE(full);
+    EXPECT_EQ(full.error(), "/dev/full: cannot write: No space left on device");
   }
 }
 
@@ -342,8 +353,8 @@ TEST(WriteRunPage, IsThePageOfTheWholeReport) {
 TEST(ReportRoundTrip, AStreamedReportIsTheMatrixOfItsResults) {
   ScratchDir scratch;
   const GeneratedRun run;
-  std::string error;
-  ASSERT_TRUE(write_json_report(run.context(), scratch / "run.json", error)) << error;
+  const auto written = write_json_report(run.context(), scratch / "run.json");
+  ASSERT_TRUE(written) << written.error();
   MatrixOptions options;
   options.reports = {scratch / "run.json"};
   options.html = scratch / "matrix.html";
@@ -355,9 +366,9 @@ TEST(ReportRoundTrip, AStreamedReportIsTheMatrixOfItsResults) {
   EXPECT_EQ(page_data(page).find_first_of("<>&"), std::string::npos);
 
   const Json report = json_report(run.context());
-  Json whole;
-  ASSERT_TRUE(matrix_data({loaded("run.json", report)}, false, whole, error)) << error;
-  EXPECT_EQ(data, whole);
+  const auto whole = matrix_data({loaded("run.json", report)}, false);
+  ASSERT_TRUE(whole) << whole.error();
+  EXPECT_EQ(data, whole.value());
   ASSERT_EQ(data["rows"].size(), report["results"].size());
   for (const Json& item : report["results"]) {
     const auto row = std::find_if(data["rows"].begin(), data["rows"].end(),
@@ -389,7 +400,7 @@ TEST(ReportRoundTrip, AStreamedReportIsTheMatrixOfItsResults) {
 // the values one result or the other fields hold.
 TEST(LoadRunReport, BoundsWhatAHostileFileMakesItHold) {
   ReportFile file;
-  std::string& error = file.error;
+  const std::string& error = file.error;
   const auto loads = [&](const Json& json) { return file.loads(json); };
   const auto with_result_field = [](const Json& value) {
     Json item = result_item("c", "decode", "FAIL", "unexpected-failure");
@@ -414,7 +425,7 @@ TEST(LoadRunReport, BoundsWhatAHostileFileMakesItHold) {
       << error;
   // The checks of parse_line's, with its words.
   write_text(file.scratch / "r.json", "{\"report\": \"a\xff\"}");
-  EXPECT_FALSE(load_run_report(file.scratch / "r.json", file.report, error));
+  EXPECT_FALSE(file.load());
   EXPECT_EQ(error, (file.scratch / "r.json").string() + ": not JSON: the line is not valid UTF-8 at byte 13");
   // A result is named by its place, after good ones too.
   EXPECT_FALSE(loads(run_report("x", "s", {result_item("c", "decode", "PASS", "pass"), Json(5)})));
@@ -423,7 +434,7 @@ TEST(LoadRunReport, BoundsWhatAHostileFileMakesItHold) {
   write_text(file.scratch / "r.json",
              "{\"report\": \"kiln-conformance-run\", \"report_version\": 1, \"case_set_sha256\": \"s\", "
              "\"results\": [7], \"results\": [" + result_item("c", "decode", "PASS", "pass").dump() + "]}");
-  ASSERT_TRUE(load_run_report(file.scratch / "r.json", file.report, error)) << error;
+  ASSERT_TRUE(file.load()) << error;
   EXPECT_EQ(file.report.results.size(), 1u);
   EXPECT_TRUE(loads(Json::array()) == false);
   EXPECT_NE(error.find("its \"report\" is not \"kiln-conformance-run\""), std::string::npos) << error;

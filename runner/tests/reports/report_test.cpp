@@ -474,8 +474,8 @@ TEST_F(HostileReport, JsonIsValidUtf8AndKeepsValidText) {
 // What json_report() holds, a field or a result per line, valid UTF-8.
 TEST_F(HostileReport, StreamedJsonIsTheReportAResultPerLine) {
   ScratchDir scratch;
-  std::string error;
-  ASSERT_TRUE(write_json_report(context(), scratch / "report.json", error)) << error;
+  const auto written = write_json_report(context(), scratch / "report.json");
+  ASSERT_TRUE(written) << written.error();
   const std::string text = read_text(scratch / "report.json");
   std::size_t bad_at = 0;
   ASSERT_TRUE(decode_utf8(text, &bad_at)) << bad_at;
@@ -515,16 +515,16 @@ TEST(WriteJsonReport, SaysWhyAReportCannotBeWritten) {
   std::vector<CaseResult> results(20000);
   for (std::size_t i = 0; i < results.size(); ++i) results[i].case_id = "kiln-v2-case-" + std::to_string(i);
   const ReportContext context{options, std::nullopt, "", results.size(), results, Totals{results.size()}, "", 0, ""};
-  std::string error;
   ScratchDir scratch;
-  EXPECT_FALSE(write_json_report(context, scratch / "missing" / "report.json", error));
-  EXPECT_EQ(error, (scratch / "missing" / "report.json").string() +
-                       ": cannot open for writing: No such file or directory");
+  const auto missing = write_json_report(context, scratch / "missing" / "report.json");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error(), (scratch / "missing" / "report.json").string() +
+                                 ": cannot open for writing: No such file or directory");
   // A full disk, seen while the results stream out.
   if (std::filesystem::exists("/dev/full")) {
-    error.clear();
-    EXPECT_FALSE(write_json_report(context, "/dev/full", error));
-    EXPECT_EQ(error, "/dev/full: cannot write: No space left on device");
+    const auto full = write_json_report(context, "/dev/full");
+    ASSERT_FALSE(full);
+    EXPECT_EQ(full.error(), "/dev/full: cannot write: No space left on device");
   }
 }
 
@@ -666,11 +666,12 @@ TEST_F(GeneratedReport, JsonCarriesEachPhaseAndEachChecksPlace) {
 
 TEST_F(GeneratedReport, StreamedJsonIsTheReport) {
   ScratchDir scratch;
-  std::string error;
-  ASSERT_TRUE(write_json_report(context(), scratch / "report.json", error)) << error;
+  const auto written = write_json_report(context(), scratch / "report.json");
+  ASSERT_TRUE(written) << written.error();
   EXPECT_EQ(protocol::Json::parse(read_text(scratch / "report.json")), json_report(context()));
   phases_.clear();
-  ASSERT_TRUE(write_json_report(context(), scratch / "report.json", error)) << error;
+  const auto rewritten = write_json_report(context(), scratch / "report.json");
+  ASSERT_TRUE(rewritten) << rewritten.error();
   EXPECT_EQ(protocol::Json::parse(read_text(scratch / "report.json")), json_report(context()));
 }
 
@@ -768,10 +769,11 @@ TEST_F(GeneratedReport, MarkdownHasAGeneratedSectionWithEachWrittenFile) {
 
 TEST(WriteTextFile, WritesTheText) {
   ScratchDir scratch;
-  std::string error;
-  ASSERT_TRUE(write_text_file(scratch / "a.txt", "hello\n", error)) << error;
+  const auto written = write_text_file(scratch / "a.txt", "hello\n");
+  ASSERT_TRUE(written) << written.error();
   EXPECT_EQ(read_text(scratch / "a.txt"), "hello\n");
-  ASSERT_TRUE(write_text_file(scratch / "a.txt", "", error)) << error;
+  const auto emptied = write_text_file(scratch / "a.txt", "");
+  ASSERT_TRUE(emptied) << emptied.error();
   EXPECT_EQ(read_text(scratch / "a.txt"), "");
 }
 
@@ -790,17 +792,18 @@ TEST(WriteTextFile, ReportsWhyAWriteFailed) {
       {scratch / "missing" / "report.json", "cannot open for writing: No such file or directory"},
   };
   for (const Failing& f : failing) {
-    std::string error;
-    EXPECT_FALSE(write_text_file(f.file, "text", error)) << f.file;
-    EXPECT_EQ(error, f.file.string() + ": " + f.reason);
+    const auto written = write_text_file(f.file, "text");
+    ASSERT_FALSE(written) << f.file;
+    EXPECT_EQ(written.error(), f.file.string() + ": " + f.reason);
   }
   // A full disk shows only when the buffered text is flushed.
   if (std::filesystem::exists("/dev/full")) {
-    std::string error;
-    EXPECT_FALSE(write_text_file("/dev/full", "text", error));
-    EXPECT_EQ(error, "/dev/full: cannot write: No space left on device");
-    EXPECT_FALSE(write_text_file("/dev/full", std::string(1 << 20, 'x'), error));
-    EXPECT_EQ(error, "/dev/full: cannot write: No space left on device");
+    const auto small = write_text_file("/dev/full", "text");
+    ASSERT_FALSE(small);
+    EXPECT_EQ(small.error(), "/dev/full: cannot write: No space left on device");
+    const auto large = write_text_file("/dev/full", std::string(1 << 20, 'x'));
+    ASSERT_FALSE(large);
+    EXPECT_EQ(large.error(), "/dev/full: cannot write: No space left on device");
   }
 }
 

@@ -19,10 +19,9 @@ using testing::ScratchDir;
 using testing::write_text;
 
 ExpectedFailures parsed(const std::string& text) {
-  std::string error;
-  auto list = ExpectedFailures::parse(text, "list.txt", error);
-  EXPECT_TRUE(list) << error;
-  return list ? std::move(*list) : ExpectedFailures();
+  auto list = ExpectedFailures::parse(text, "list.txt");
+  EXPECT_TRUE(list) << list.error();
+  return list ? std::move(list).value() : ExpectedFailures();
 }
 
 CaseResult result_of(const std::string& id, Operation op, Status status,
@@ -108,20 +107,20 @@ TEST(ExpectedFailuresParse, ABomAndCrlfLineEndsAreAccepted) {
 }
 
 TEST(ExpectedFailuresParse, AnUnknownOperationNamesFileLineAndColumn) {
-  std::string error;
-  EXPECT_FALSE(ExpectedFailures::parse("kiln-v2-a\nkiln-v2-u4:transcode broken\n", "list.txt", error));
-  EXPECT_EQ(error, "list.txt:2:12: the operation after ':' is decode or encode, not 'transcode'");
+  const auto list = ExpectedFailures::parse("kiln-v2-a\nkiln-v2-u4:transcode broken\n", "list.txt");
+  ASSERT_FALSE(list);
+  EXPECT_EQ(list.error(), "list.txt:2:12: the operation after ':' is decode or encode, not 'transcode'");
 }
 
 TEST(ExpectedFailuresParse, LoadNamesAFileItCannotOpen) {
   ScratchDir scratch;
-  std::string error;
-  EXPECT_FALSE(ExpectedFailures::load(scratch / "missing.txt", error));
-  EXPECT_EQ(error, (scratch / "missing.txt").string() + ": cannot open the expected-failures file");
+  const auto missing = ExpectedFailures::load(scratch / "missing.txt");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error(), (scratch / "missing.txt").string() + ": cannot open the expected-failures file");
   write_text(scratch / "list.txt", "kiln-v2-a:encode FAIL: x\n");
-  const auto list = ExpectedFailures::load(scratch / "list.txt", error);
-  ASSERT_TRUE(list) << error;
-  EXPECT_EQ(list->entries().size(), 1u);
+  const auto list = ExpectedFailures::load(scratch / "list.txt");
+  ASSERT_TRUE(list) << list.error();
+  EXPECT_EQ(list.value().entries().size(), 1u);
 }
 
 // ---- verdicts ----

@@ -647,10 +647,9 @@ TEST(Judge, ACaseThatLacksWhatItsOpNeedsIsAnErrorResult) {
   // Even when a list names it, in any way.
   rejected.case_id = "kiln-v2-classless";
   for (const char* line : {"kiln-v2-classless\n", "kiln-v2-*:decode FAIL:\n"}) {
-    std::string error;
-    auto list = kiln::conformance::ExpectedFailures::parse(line, "list.txt", error);
-    ASSERT_TRUE(list) << error;
-    list->record(rejected);
+    auto list = kiln::conformance::ExpectedFailures::parse(line, "list.txt");
+    ASSERT_TRUE(list) << list.error();
+    list.value().record(rejected);
     EXPECT_TRUE(rejected.listed) << line;
     EXPECT_TRUE(rejected.unexpected()) << line;
     EXPECT_FALSE(rejected.expected_failure()) << line;

@@ -30,8 +30,8 @@ struct Exchange {
 class Driver {
  public:
   virtual ~Driver() = default;
-  // The adapter's hello, asked once; nullopt with detail when it could not be had.
-  virtual std::optional<protocol::Hello> hello(std::string& detail) = 0;
+  // The adapter's hello, asked once, or what kept it from being had.
+  virtual Checked<protocol::Hello> hello() = 0;
   virtual Exchange exchange(const protocol::Request& request) = 0;
   // Ends the adapter's process, so that the next request starts a fresh one
   // (an in-process adapter is kept: it has no process to end).
@@ -61,9 +61,8 @@ std::unique_ptr<Driver> make_in_process_driver(std::unique_ptr<protocol::Adapter
 std::unique_ptr<Driver> make_process_driver(ProcessOptions options);
 
 // The driver an --adapter argument names: builtin:reference in process, any
-// other text a command run with process (its command set to adapter).
-// nullptr, with error set, for an unknown builtin.
-std::unique_ptr<Driver> make_driver(const std::string& adapter, ProcessOptions process,
-                                    std::string& error);
+// other text a command run with process (its command set to adapter); the
+// error for an unknown builtin.
+Checked<std::unique_ptr<Driver>> make_driver(const std::string& adapter, ProcessOptions process);
 
 }  // namespace kiln::conformance

@@ -43,12 +43,11 @@ class ExpectedFailures {
 
   ExpectedFailures() = default;  // the empty list: every failure is unexpected
 
-  // Reads a list. Errors name file:line:column; nothing is returned then. A
+  // Reads a list, or says why it cannot: errors name file:line:column. A
   // leading UTF-8 BOM is skipped and CRLF line ends are accepted (editors on
   // Windows write both). source names the list in messages.
-  static std::optional<ExpectedFailures> load(const std::filesystem::path& file, std::string& error);
-  static std::optional<ExpectedFailures> parse(std::string_view text, const std::string& source,
-                                               std::string& error);
+  static Checked<ExpectedFailures> load(const std::filesystem::path& file);
+  static Checked<ExpectedFailures> parse(std::string_view text, const std::string& source);
 
   const std::vector<Entry>& entries() const noexcept { return entries_; }
 

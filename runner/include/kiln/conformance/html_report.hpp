@@ -32,9 +32,9 @@ std::string script_safe_json(const protocol::Json& data);
 std::string html_page(std::string_view kind, const protocol::Json& data);
 
 // `run --html FILE`: the same page as html_page("run", json_report(context)),
-// its data streamed a result at a time; false with error set (write_text_file's)
-// when it cannot be written.
-bool write_run_page(const ReportContext& context, const std::filesystem::path& file, std::string& error);
+// its data streamed a result at a time; the error (write_text_file's) when it
+// cannot be written.
+Checked<void> write_run_page(const ReportContext& context, const std::filesystem::path& file);
 
 // One result of a run report, as the matrix keys, sorts and counts it.
 struct LoadedResult {
@@ -62,13 +62,12 @@ struct LoadedReport {
 // Reads and checks a `run --json` report of any version up to
 // kJsonReportVersion (bounded size, nesting, object width and values held at
 // once; the fields the matrix reads, generated phases included; no
-// contradiction between its results and what it says of them); false with
-// error set when it is not one. The file's text is held once, each result's
-// Json only while it is turned into a LoadedResult.
-bool load_run_report(const std::filesystem::path& file, LoadedReport& loaded, std::string& error);
+// contradiction between its results and what it says of them); the error, naming
+// the file, when it is not one. The file's text is held once (safe_file.hpp's
+// reader), each result's Json only while it is turned into a LoadedResult.
+Checked<LoadedReport> load_run_report(const std::filesystem::path& file);
 // The same checks on a report's text; `file` names it in errors and in the matrix.
-bool read_run_report(std::string_view text, const std::filesystem::path& file, LoadedReport& loaded,
-                     std::string& error);
+Checked<LoadedReport> read_run_report(std::string_view text, const std::filesystem::path& file);
 
 // The matrix's data: implementations (label, name, command, certificate,
 // totals, and the report's generated phases: null for a report older than the
@@ -80,9 +79,9 @@ bool read_run_report(std::string_view text, const std::filesystem::path& file, L
 // row by row.
 class Matrix {
  public:
-  // False with error set when there is no report, or reports of different
-  // case sets are given and not allowed (error says which).
-  bool plan(const std::vector<LoadedReport>& reports, bool allow_different_case_sets, std::string& error);
+  // The error when there is no report, or reports of different case sets are
+  // given and not allowed (it says which).
+  Checked<void> plan(const std::vector<LoadedReport>& reports, bool allow_different_case_sets);
   // The data as one JSON object, a row at a time; false when a write failed.
   bool write(JsonObjectStream& data) const;
   std::size_t rows() const { return row_starts_.size(); }
@@ -108,8 +107,7 @@ class Matrix {
 };
 
 // The matrix's data as one value, for tests: the page streams it instead.
-bool matrix_data(const std::vector<LoadedReport>& reports, bool allow_different_case_sets,
-                 protocol::Json& data, std::string& error);
+Checked<protocol::Json> matrix_data(const std::vector<LoadedReport>& reports, bool allow_different_case_sets);
 
 struct MatrixOptions {
   std::vector<std::filesystem::path> reports;

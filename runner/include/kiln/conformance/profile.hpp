@@ -12,7 +12,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "kiln/conformance/case.hpp"
@@ -92,8 +91,7 @@ class Profile {
   virtual void check_summary(const CaseSet& set, std::ostream& out) const = 0;
   // `cases regen`: the block the case's file stores (nullopt: none), or why it
   // cannot be made (a fault that cannot apply).
-  virtual std::variant<std::optional<std::vector<std::uint8_t>>, std::string> regen_block(
-      const Case& c) const = 0;
+  virtual Checked<std::optional<std::vector<std::uint8_t>>> regen_block(const Case& c) const = 0;
   // The generators a sweep family of the profile may name (families.hpp).
   virtual const FamilyGenerators& family_generators() const = 0;
   // Its members of the case file's text; ops: the case's ops as `ops:` lists them.

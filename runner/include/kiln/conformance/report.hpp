@@ -47,8 +47,8 @@ class TextFileWriter {
 
   // False once any step has failed.
   bool write(std::string_view text);
-  // Flushes and closes: true when every step succeeded, else false with error set.
-  bool finish(std::string& error);
+  // Flushes and closes: success when every step succeeded, else the first failure's error.
+  Checked<void> finish();
 
  private:
   bool fail(const char* step, int code);
@@ -58,9 +58,9 @@ class TextFileWriter {
   std::string error_;
 };
 
-// Writes text to a file, in place; false with error set ("file: cannot write:
-// No space left on device") when opening, writing, flushing or closing fails.
-bool write_text_file(const std::filesystem::path& file, const std::string& text, std::string& error);
+// Writes text to a file, in place; the error ("file: cannot write: No space left
+// on device") when opening, writing, flushing or closing fails.
+Checked<void> write_text_file(const std::filesystem::path& file, const std::string& text);
 
 // A JSON object written member by member, each value encoded on its own, so
 // that a document of any length is never held whole. `encode` gives a value's
@@ -106,8 +106,8 @@ protocol::Json json_report(const ReportContext& context);
 // Json exists at a time. False when a write failed.
 bool stream_json_report(const ReportContext& context, JsonObjectStream& out);
 // `run --json FILE`: the report streamed to a file, a field or a result per
-// line; false with error set (write_text_file's) when it cannot be written.
-bool write_json_report(const ReportContext& context, const std::filesystem::path& file, std::string& error);
+// line; the error (write_text_file's) when it cannot be written.
+Checked<void> write_json_report(const ReportContext& context, const std::filesystem::path& file);
 
 std::string junit_report(const ReportContext& context);
 std::string markdown_report(const ReportContext& context);

@@ -11,19 +11,19 @@
 #include <string>
 #include <string_view>
 
+#include "kiln/error.hpp"
+
 namespace kiln::conformance {
 
-struct FileText {
-  std::optional<std::string> text;
-  std::string problem;  // what is wrong, when there is no text
-};
-
-// A regular file of at most max_bytes. O_NONBLOCK keeps a FIFO from blocking
-// the open; fstat on the open descriptor then refuses it (no race between a
-// check and the open). One past the bound is "larger than N bytes" followed by
-// limits_note (where the limit is documented).
-FileText read_regular_file(const std::filesystem::path& file, std::uintmax_t max_bytes,
-                           std::string_view limits_note = {});
+// The whole of a regular file of at most max_bytes: the one reader of the
+// suite's files (cases, schemas, families, request files, reports). O_NONBLOCK
+// keeps a FIFO from blocking the open; fstat on the open descriptor then refuses
+// it (no race between a check and the open). The error is the reason alone, for
+// the caller to put after the name it shows: "cannot open: <reason>", "cannot
+// read: <reason>", "not a regular file", or, one past the bound, "larger than N
+// bytes" followed by limits_note (where the limit is documented).
+Checked<std::string> read_regular_file(const std::filesystem::path& file, std::uintmax_t max_bytes,
+                                       std::string_view limits_note = {});
 
 // Creates path exclusively (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0644 less the umask)
 // and writes all of bytes. Fails when anything is at the name, a dangling or live

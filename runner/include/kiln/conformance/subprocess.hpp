@@ -11,6 +11,8 @@
 #include <string_view>
 #include <sys/types.h>
 
+#include "kiln/error.hpp"
+
 namespace kiln::conformance {
 
 using Clock = std::chrono::steady_clock;
@@ -50,9 +52,9 @@ class Subprocess {
  public:
   enum class Status { kOk, kEof, kTimeout, kTooLong, kBroken };
 
-  // Runs `/bin/sh -c exec_form(command)` in its own process group. nullptr with
-  // error set when the process could not be started.
-  static std::unique_ptr<Subprocess> start(const std::string& command, std::string& error);
+  // Runs `/bin/sh -c exec_form(command)` in its own process group; the error
+  // when the process could not be started.
+  static Checked<std::unique_ptr<Subprocess>> start(const std::string& command);
   ~Subprocess();
   Subprocess(const Subprocess&) = delete;
   Subprocess& operator=(const Subprocess&) = delete;

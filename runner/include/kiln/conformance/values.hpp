@@ -8,14 +8,14 @@
 #include <vector>
 
 #include "kiln/dtype.hpp"
+#include "kiln/error.hpp"
 
 namespace kiln::conformance {
 
 // The bits of one element written as text: an integer, a number, true/false,
-// .nan/.inf/-.inf, or "0x..." raw bits. nullopt with error set when the text
-// does not fit the dtype exactly.
-std::optional<std::uint64_t> element_bits(const DtypeInfo& dtype, std::string_view text,
-                                          std::string& error);
+// .nan/.inf/-.inf, or "0x..." raw bits; the error when the text does not fit
+// the dtype exactly.
+Checked<std::uint64_t> element_bits(const DtypeInfo& dtype, std::string_view text);
 
 // Packs element bits into payload bytes: little-endian elements, or two nibbles
 // a byte with the earlier element low and a zero high nibble on odd counts.

@@ -199,9 +199,9 @@ TEST_F(ElementsProfileTest, ATier2TypeTheHelloDoesNotClaimIsExpectedAsAnUnrecogn
   auto adapter = std::make_unique<Tier2Adapter>(std::vector<std::string>{});
   Tier2Adapter& raw = *adapter;
   auto driver = make_in_process_driver(std::move(adapter));
-  std::string problem;
-  const auto hello = driver->hello(problem);
-  ASSERT_TRUE(hello.has_value()) << problem;
+  const auto asked = driver->hello();
+  ASSERT_TRUE(asked) << asked.error();
+  const std::optional<protocol::Hello> hello = asked.value();
 
   // uint4 is Tier 2: decode expects TAG, and the reference-without-uint4 gives it.
   const CaseResult decode = run_case(find("hurray-uint4-3"), Operation::kDecode, *driver, hello);

@@ -9,6 +9,7 @@
 
 #include "kiln/builder.hpp"
 #include "kiln/conformance/kiln_v2/case.hpp"
+#include "kiln/error.hpp"
 
 namespace kiln::conformance {
 
@@ -21,11 +22,10 @@ struct Materialized {
 
 // Fails (returns the message) only for a fault that cannot apply: an anchor past
 // the end, an unknown field, a tensor index out of range.
-std::variant<Materialized, std::string> materialize(const Case& test_case);
+Checked<Materialized> materialize(const Case& test_case);
 
-// The byte position an anchor names in the canonical placement.
-std::variant<std::uint64_t, std::string> resolve_anchor(const Anchor& anchor,
-                                                         const Placement& placement);
+// The byte position an anchor names in the canonical placement, or why there is none.
+Checked<std::uint64_t> resolve_anchor(const Anchor& anchor, const Placement& placement);
 
 // Why an anchor can name no position in any block of tensor_count tensors (bad
 // syntax, an unknown base or part, a tensor index out of range), or nullopt: lets
