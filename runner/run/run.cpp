@@ -149,6 +149,7 @@ std::string utc_now() {
 // failure) the one given.
 std::unique_ptr<Driver> make_driver(const RunOptions& options, std::size_t largest_block,
                                     std::chrono::milliseconds timeout, std::string& error) {
+  if (options.in_process_adapter) return make_in_process_driver(options.in_process_adapter());
   ProcessOptions process;
   process.one_shot = options.one_shot;
   process.timeout = timeout;
