@@ -17,11 +17,12 @@ namespace {
 constexpr int kMaxFuzzTimeoutMs = kMaxTimeoutMs / 5;
 
 // What --cases is to fuzz: the seeds of the profiles whose fuzzer reads them
-// (fuzzer_reads_cases), and which profiles read none.
+// (fuzzer_reads_cases), and which profiles read none. A profile without a
+// fuzzer (make_fuzzer null) is no choice of fuzz.
 std::string cases_help() {
   std::vector<std::string> readers, others;
   for (const ProfileModule& module : profile_modules())
-    (module.fuzzer_reads_cases ? readers : others).emplace_back(module.profile.name());
+    if (module.make_fuzzer) (module.fuzzer_reads_cases ? readers : others).emplace_back(module.profile.name());
   if (readers.empty()) return "Directory of case files (no profile's fuzzer reads any)";
   std::string help = "Directory of case files: ";
   help += readers.size() == 1 ? readers[0] + "'s seeds" : "the seeds of " + comma_list(readers, " and ");
@@ -33,14 +34,15 @@ std::string cases_help() {
 // --profile's choices, and its help: each profile with its fuzzer's inputs.
 std::vector<std::string> profile_choices() {
   std::vector<std::string> names;
-  for (const ProfileModule& module : profile_modules()) names.emplace_back(module.profile.name());
+  for (const ProfileModule& module : profile_modules())
+    if (module.make_fuzzer) names.emplace_back(module.profile.name());
   return names;
 }
 
 std::string profile_help() {
   std::vector<std::string> profiles;
   for (const ProfileModule& module : profile_modules())
-    profiles.push_back(std::string(module.profile.name()) + " (" + std::string(module.fuzz_inputs) + ")");
+    if (module.make_fuzzer) profiles.push_back(std::string(module.profile.name()) + " (" + std::string(module.fuzz_inputs) + ")");
   return "Format profile of the inputs: " + comma_list(profiles, " or ");
 }
 

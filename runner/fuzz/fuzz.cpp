@@ -61,9 +61,11 @@ namespace fuzzing {
 std::unique_ptr<FuzzerBase> make_fuzzer(const FuzzOptions& options, Driver& driver, DriverFactory fresh,
                                         const protocol::Hello& hello, const CaseSet* seeds, std::ostream& out,
                                         std::ostream& err) {
-  // The options were checked against the registry: the profile is one of its.
-  return find_profile_module(options.profile)->make_fuzzer(options, driver, std::move(fresh), hello, seeds, out,
-                                                           err);
+  // The options were checked against the registry: the profile is one of its,
+  // with a fuzzer.
+  const ProfileModule* module = find_profile_module(options.profile);
+  if (!module || !module->make_fuzzer) return nullptr;
+  return module->make_fuzzer(options, driver, std::move(fresh), hello, seeds, out, err);
 }
 
 }  // namespace fuzzing
@@ -89,8 +91,10 @@ FuzzSummary run_fuzz(const FuzzOptions& options, const CaseSet& set, std::ostrea
     summary.exit_code = kExitUsage;
     return summary;
   }
-  if (!find_profile_module(options.profile)) {
-    err << "fuzz: --profile is " << profile_names(" or ") << ", not " << protocol::printable(options.profile) << "\n";
+  const ProfileModule* module = find_profile_module(options.profile);
+  if (!module || !module->make_fuzzer) {
+    err << "fuzz: --profile is " << fuzzable_profile_names(" or ") << ", not "
+        << protocol::printable(options.profile) << (module ? " (a profile without a fuzzer)" : "") << "\n";
     summary.exit_code = kExitUsage;
     return summary;
   }
@@ -180,8 +184,11 @@ Checked<RequestFile> read_request_file(const std::filesystem::path& path) {
         return Failure(here + "not a kiln-conformance request file (the first line must be its header, "
                               "{\"kiln_conformance_requests\":1,\"profile\":...})");
       file.profile = header.value()["profile"].get<std::string>();
-      if (!find_profile_module(file.profile))
-        return Failure(here + "unknown profile " + protocol::quoted_excerpt(file.profile));
+      const ProfileModule* module = find_profile_module(file.profile);
+      if (!module) return Failure(here + "unknown profile " + protocol::quoted_excerpt(file.profile));
+      // The profile's fuzzer judges the requests: a profile without one cannot be replayed.
+      if (!module->make_fuzzer)
+        return Failure(here + "profile " + file.profile + " has no fuzzer to judge the requests");
       continue;
     }
     if (file.requests.size() >= kMaxReplayRequests)

@@ -23,6 +23,7 @@
 
 #include "kiln/conformance/driver.hpp"
 #include "kiln/conformance/fuzz.hpp"
+#include "kiln/conformance/profile_registry.hpp"
 #include "kiln/conformance/run.hpp"
 #include "kiln/mutate/mutate.hpp"
 
@@ -104,8 +105,8 @@ void disagrees(Judgement& judgement, Operation op, const CaseResult& result);
 std::optional<Judgement> judge_failed_exchange(Operation op, const std::string& verdict,
                                                const std::string& rule, const Exchange& exchange);
 
-// Makes a fresh driver (a new adapter process, or instance) with this timeout.
-using DriverFactory = std::function<std::unique_ptr<Driver>(std::chrono::milliseconds timeout)>;
+// DriverFactory, a fresh driver with a timeout, is the registry's
+// (kiln/conformance/profile_registry.hpp): a profile's fuzzer factory takes one.
 
 // Either the budget's end, or none (--runs alone).
 struct Budget {
@@ -274,7 +275,8 @@ class FuzzerBase {
 };
 
 // The fuzzer of options.profile, as the profile registry makes it
-// (profiles/registry.hpp); seeds: the case set, or nullptr.
+// (profiles/registry.hpp); seeds: the case set, or nullptr. nullptr for a
+// profile without a fuzzer (the callers refuse such a profile first).
 std::unique_ptr<FuzzerBase> make_fuzzer(const FuzzOptions& options, Driver& driver, DriverFactory fresh,
                                         const protocol::Hello& hello, const CaseSet* seeds, std::ostream& out,
                                         std::ostream& err);

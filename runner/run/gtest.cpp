@@ -13,6 +13,7 @@
 #include "kiln/conformance/expected_failures.hpp"
 #include "kiln/conformance/generated.hpp"
 #include "kiln/conformance/profile.hpp"
+#include "kiln/conformance/profile_registry.hpp"
 #include "kiln/conformance/safe_file.hpp"
 #include "kiln/conformance/run.hpp"
 
@@ -240,8 +241,9 @@ std::optional<std::size_t> register_tests(AdapterFactory factory, const Options&
     }
   }
   if (options.generated > 0) {
-    for (const Profile* profile : all_profiles()) {
-      const std::string name(profile->name());
+    for (const ProfileModule& module : profile_modules()) {
+      const std::string name(module.profile.name());
+      if (!module.make_fuzzer) continue;  // no generated checks without a fuzzer
       if (std::none_of(registry->set.cases.begin(), registry->set.cases.end(),
                        [&](const Case& c) { return c.profile == name; }))
         continue;

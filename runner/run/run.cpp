@@ -17,6 +17,7 @@
 #include "kiln/conformance/generated.hpp"
 #include "kiln/conformance/html_report.hpp"
 #include "kiln/conformance/profile.hpp"
+#include "kiln/conformance/profile_registry.hpp"
 #include "kiln/conformance/report.hpp"
 #include "kiln/first_difference.hpp"
 #include "run/steps.hpp"
@@ -148,6 +149,7 @@ std::string utc_now() {
 // failure) the one given.
 Checked<std::unique_ptr<Driver>> make_driver(const RunOptions& options, std::size_t largest_block,
                                              std::chrono::milliseconds timeout) {
+  if (options.in_process_adapter) return make_in_process_driver(options.in_process_adapter());
   ProcessOptions process;
   process.one_shot = options.one_shot;
   process.timeout = timeout;
@@ -384,14 +386,15 @@ std::filesystem::path generated_out_dir(const RunOptions& options) {
   return "generated-failures";
 }
 
-// The profiles of the run (those of its cases) that the adapter offers, with
-// the ops it offers: each gets a phase.
+// The profiles of the run (those of its cases) that the adapter offers and
+// that have a fuzzer to generate their checks, with the ops it offers: each
+// gets a phase.
 std::vector<std::pair<std::string, std::vector<Operation>>> phase_profiles(const Plan& plan,
                                                                            const protocol::Hello& hello) {
   std::vector<std::pair<std::string, std::vector<Operation>>> chosen;
-  for (const Profile* profile : all_profiles()) {
-    const std::string name(profile->name());
-    if (!hello.offers_profile(name) ||
+  for (const ProfileModule& module : profile_modules()) {
+    const std::string name(module.profile.name());
+    if (!module.make_fuzzer || !hello.offers_profile(name) ||
         std::none_of(plan.chosen.begin(), plan.chosen.end(), [&](const Case* c) { return c->profile == name; }))
       continue;
     std::vector<Operation> ops = generated_ops(hello, {plan.ops.begin(), plan.ops.end()});

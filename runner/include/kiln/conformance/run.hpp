@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -107,6 +109,11 @@ std::string id_glob(std::string_view id);
 struct RunOptions {
   std::filesystem::path cases_dir;
   std::string adapter;  // a command, or builtin:reference
+  // When set, in place of adapter's command: each driver of the run (the
+  // generated phase's fresh ones too) is in process, over an adapter this
+  // makes (a test's, or a C++ embedder's); adapter still names it in messages
+  // and reports.
+  std::function<std::unique_ptr<protocol::Adapter>()> in_process_adapter;
   bool one_shot = false;
   int timeout_ms = 10000;
   std::vector<std::string> filters;  // id globs; empty: all
