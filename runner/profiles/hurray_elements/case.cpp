@@ -1,7 +1,6 @@
 // The hurray-elements case body's answers to what every profile's body answers.
 #include "kiln/conformance/hurray_elements/case.hpp"
 
-#include <stdexcept>
 #include <utility>
 
 #include "kiln/protocol.hpp"
@@ -33,16 +32,9 @@ ElementsCase& set_body(Case& c, ElementsCase body) {
   return c.set_body(std::move(body));
 }
 
-const ElementsCase& body(const Case& c) {
-  const ElementsCase* body = c.body_as<ElementsCase>();
-  if (!body) throw std::logic_error("case " + c.id + " is not a hurray-elements case");
-  return *body;
-}
+const ElementsCase& body(const Case& c) { return body_of<ElementsCase>(c, protocol::kProfileHurrayElements); }
 
-ElementsCase& body(Case& c) {
-  if (!c.body()) return set_body(c);
-  return const_cast<ElementsCase&>(body(std::as_const(c)));
-}
+ElementsCase& body(Case& c) { return body_of<ElementsCase>(c, protocol::kProfileHurrayElements); }
 
 }  // namespace hurray_elements
 

@@ -1,7 +1,6 @@
 // The kiln-v2 case body's answers to what every profile's body answers.
 #include "kiln/conformance/kiln_v2/case.hpp"
 
-#include <stdexcept>
 #include <utility>
 
 #include "kiln/protocol.hpp"
@@ -35,16 +34,9 @@ KilnCase& set_body(Case& c, KilnCase body) {
   return c.set_body(std::move(body));
 }
 
-const KilnCase& body(const Case& c) {
-  const KilnCase* body = c.body_as<KilnCase>();
-  if (!body) throw std::logic_error("case " + c.id + " is not a kiln-v2 case");
-  return *body;
-}
+const KilnCase& body(const Case& c) { return body_of<KilnCase>(c, protocol::kProfileKilnV2); }
 
-KilnCase& body(Case& c) {
-  if (!c.body()) return set_body(c);
-  return const_cast<KilnCase&>(body(std::as_const(c)));
-}
+KilnCase& body(Case& c) { return body_of<KilnCase>(c, protocol::kProfileKilnV2); }
 
 }  // namespace kiln_v2
 

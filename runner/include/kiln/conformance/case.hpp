@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -96,5 +97,24 @@ struct Case {
  private:
   std::unique_ptr<CaseBody> body_;
 };
+
+// c's body as Body, the type of profile `profile`'s bodies, which the caller
+// knows c is (std::logic_error otherwise: a caller's bug). Each profile wraps
+// these in its own body(c) (kiln/conformance/<profile>/case.hpp).
+template <class Body>
+const Body& body_of(const Case& c, std::string_view profile) {
+  const Body* body = c.body_as<Body>();
+  if (!body) throw std::logic_error("case " + c.id + " is not a " + std::string(profile) + " case");
+  return *body;
+}
+// The same, or for a case being built that has no body yet, a new one of the profile.
+template <class Body>
+Body& body_of(Case& c, std::string_view profile) {
+  if (!c.body()) {
+    c.profile = std::string(profile);
+    return c.set_body(Body{});
+  }
+  return const_cast<Body&>(body_of<Body>(static_cast<const Case&>(c), profile));
+}
 
 }  // namespace kiln::conformance
