@@ -55,13 +55,4 @@ CLI::Option* add_no_progress_flag(CLI::App& command, bool& quiet_progress) {
   return command.add_flag("--no-progress", quiet_progress, "Do not print progress lines");
 }
 
-std::string comma_list(const std::vector<std::string>& names, std::string_view last_separator) {
-  std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) text += i + 1 == names.size() ? last_separator : std::string_view(", ");
-    text += names[i];
-  }
-  return text;
-}
-
 }  // namespace kiln::conformance::cli

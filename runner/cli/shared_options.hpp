@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kiln/conformance/case.hpp"
+#include "kiln/conformance/profile_registry.hpp"  // comma_list
 
 namespace kiln::conformance::cli {
 
@@ -27,8 +28,5 @@ CLI::Option* add_hello_timeout_option(CLI::App& command, int& hello_timeout_ms, 
 // what is done with them ("run", "fuzz").
 CLI::Option* add_ops_option(CLI::App& command, std::vector<Operation>& ops, const std::string& verb);
 CLI::Option* add_no_progress_flag(CLI::App& command, bool& quiet_progress);
-
-// "a, b, c", as help texts list choices; "a, b or c" with last_separator " or ".
-std::string comma_list(const std::vector<std::string>& names, std::string_view last_separator = ", ");
 
 }  // namespace kiln::conformance::cli

@@ -38,15 +38,10 @@ Registry& registry() {
 }
 
 std::string joined_names(std::string_view last_separator, bool fuzzable_only) {
-  std::vector<std::string_view> names;
+  std::vector<std::string> names;
   for (const ProfileModule& module : profile_modules())
-    if (!fuzzable_only || module.make_fuzzer) names.push_back(module.profile.name());
-  std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) text += i + 1 == names.size() ? last_separator : std::string_view(", ");
-    text += names[i];
-  }
-  return text;
+    if (!fuzzable_only || module.make_fuzzer) names.emplace_back(module.profile.name());
+  return comma_list(names, last_separator);
 }
 
 }  // namespace
@@ -57,6 +52,15 @@ const ProfileModule* find_profile_module(std::string_view name) {
   for (const ProfileModule& module : profile_modules())
     if (module.profile.name() == name) return &module;
   return nullptr;
+}
+
+std::string comma_list(const std::vector<std::string>& names, std::string_view last_separator) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? last_separator : std::string_view(", ");
+    text += names[i];
+  }
+  return text;
 }
 
 std::string profile_names(std::string_view last_separator) { return joined_names(last_separator, false); }

@@ -27,10 +27,7 @@ std::optional<std::string_view> ElementsCase::expected_rule_id() const {
 
 namespace hurray_elements {
 
-ElementsCase& set_body(Case& c, ElementsCase body) {
-  c.profile = std::string(protocol::kProfileHurrayElements);
-  return c.set_body(std::move(body));
-}
+ElementsCase& set_body(Case& c, ElementsCase body) { return c.set_body(protocol::kProfileHurrayElements, std::move(body)); }
 
 const ElementsCase& body(const Case& c) { return body_of<ElementsCase>(c, protocol::kProfileHurrayElements); }
 

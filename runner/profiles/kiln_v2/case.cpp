@@ -29,10 +29,7 @@ std::optional<std::string_view> KilnCase::expected_rule_id() const {
 
 namespace kiln_v2 {
 
-KilnCase& set_body(Case& c, KilnCase body) {
-  c.profile = std::string(protocol::kProfileKilnV2);
-  return c.set_body(std::move(body));
-}
+KilnCase& set_body(Case& c, KilnCase body) { return c.set_body(protocol::kProfileKilnV2, std::move(body)); }
 
 const KilnCase& body(const Case& c) { return body_of<KilnCase>(c, protocol::kProfileKilnV2); }
 

@@ -78,8 +78,10 @@ struct Case {
   Body* body_as() noexcept {
     return dynamic_cast<Body*>(body_.get());
   }
+  // Makes the case one of profile profile_name, whose body type Body is.
   template <class Body>
-  Body& set_body(Body body) {
+  Body& set_body(std::string_view profile_name, Body body) {
+    profile = std::string(profile_name);
     auto owned = std::make_unique<Body>(std::move(body));
     Body& set = *owned;
     body_ = std::move(owned);
@@ -110,10 +112,7 @@ const Body& body_of(const Case& c, std::string_view profile) {
 // The same, or for a case being built that has no body yet, a new one of the profile.
 template <class Body>
 Body& body_of(Case& c, std::string_view profile) {
-  if (!c.body()) {
-    c.profile = std::string(profile);
-    return c.set_body(Body{});
-  }
+  if (!c.body()) return c.set_body(profile, Body{});
   return const_cast<Body&>(body_of<Body>(static_cast<const Case&>(c), profile));
 }
 

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kiln/conformance/driver.hpp"
 #include "kiln/conformance/profile.hpp"
@@ -55,6 +56,9 @@ const ProfileModule* find_profile_module(std::string_view name);
 std::string profile_names(std::string_view last_separator);
 // Only those with a fuzzer (make_fuzzer set), likewise.
 std::string fuzzable_profile_names(std::string_view last_separator);
+// "a, b, c", as messages and help texts list choices; "a, b or c" with
+// last_separator " or ".
+std::string comma_list(const std::vector<std::string>& names, std::string_view last_separator = ", ");
 
 // Adds module to the registry on construction and removes it on destruction
 // (so a test's profile is seen by the loader, run, the reports and the CLI

@@ -121,7 +121,7 @@ class ParityProfile final : public Profile {
     if (result != "accept" && result != "reject") invalid(expect, "expect is accept or reject, not '" + result + "'");
     body.accept = result == "accept";
     if (const YAML::Node ops = root["ops"]) c.ops = ops_node(ops);
-    c.set_body(std::move(body));
+    c.set_body(kName, std::move(body));
   }
   // The reference is the rule itself: a case must say what it says.
   void check_case_body(const YAML::Node& root, const Case& c) const override {
