@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -17,11 +18,10 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validation_visitor.hpp>
 
-#include "cases/yaml_reading.hpp"
+#include "kiln/conformance/yaml_reading.hpp"
 #include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/safe_file.hpp"
 #include "kiln/conformance/short_match.hpp"
-#include "kiln/conformance/values.hpp"
 #include "profiles/registry.hpp"
 
 namespace kiln::conformance {
@@ -241,7 +241,7 @@ std::pair<YAML::Node, std::string> locate(const YAML::Node& root,
         }
       if (child) path += (path.empty() ? "" : ".") + name;
     } else if (node.IsSequence()) {
-      const auto index = parse_u64(name);
+      const auto index = parse_core_unsigned(name);
       if (index && *index < node.size()) {
         child = node[*index];
         path += "[" + name + "]";
@@ -279,6 +279,21 @@ void apply_schema(const YAML::Node& root, CaseSchema::Impl& schema) {
   if (!description.empty() && description.back() == '.') description.pop_back();
   invalid(node, (path.empty() ? std::string("the case") : path) + " (" + kind_name(kind_of(node)) +
                     ") does not satisfy " + schema.display_name + ": " + description);
+}
+
+// A profile's Profile::case_schema_text(), compiled the first time a case of it
+// loads. Keyed by the text itself: a profile registered for a scope may go, and
+// a later one with other text must not find the earlier's schema.
+const Result<CaseSchema, CaseError>& profile_schema(const Profile& profile) {
+  static std::mutex guard;
+  static std::map<std::string, Result<CaseSchema, CaseError>, std::less<>> compiled;
+  const std::lock_guard lock(guard);
+  const std::string_view text = profile.case_schema_text();
+  if (auto found = compiled.find(text); found != compiled.end()) return found->second;
+  const std::string display = text == builtin_case_schema_text()
+                                  ? std::string("the built-in case.schema.json")
+                                  : "the built-in case schema of profile " + std::string(profile.name());
+  return compiled.emplace(std::string(text), CaseSchema::parse(std::string(text), display)).first->second;
 }
 
 // ---- the cases folder ----
@@ -391,24 +406,21 @@ void prepare_schema(nlohmann::json& json, CaseSchema::Impl& impl) {
 
 }  // namespace
 
-CaseSchema::CaseSchema(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-CaseSchema::CaseSchema(CaseSchema&&) noexcept = default;
-CaseSchema& CaseSchema::operator=(CaseSchema&&) noexcept = default;
-CaseSchema::~CaseSchema() = default;
+CaseSchema::CaseSchema(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-std::variant<CaseSchema, CaseError> CaseSchema::load(const std::filesystem::path& file,
-                                                     const std::string& display_name) {
+Result<CaseSchema, CaseError> CaseSchema::load(const std::filesystem::path& file,
+                                               const std::string& display_name) {
   const Checked<std::string> read = read_regular_file(file, kMaxSchemaBytes, kLimitsNote);
   if (!read) return CaseError{SourceMark{display_name, 0, 0}, read.error()};
   return parse(read.value(), display_name);
 }
 
-std::variant<CaseSchema, CaseError> CaseSchema::parse(const std::string& text,
-                                                      const std::string& display_name) {
+Result<CaseSchema, CaseError> CaseSchema::parse(const std::string& text,
+                                                const std::string& display_name) {
   auto error_at = [&](int line, int column, std::string message) {
     return CaseError{SourceMark{display_name, line, column}, std::move(message)};
   };
-  auto impl = std::make_unique<Impl>();
+  auto impl = std::make_shared<Impl>();
   impl->display_name = display_name;
   try {
     nlohmann::json json = nlohmann::json::parse(
@@ -454,10 +466,16 @@ std::variant<CaseSchema, CaseError> CaseSchema::parse(const std::string& text,
   return CaseSchema(std::move(impl));
 }
 
-const std::variant<CaseSchema, CaseError>& CaseSchema::builtin() {
-  static const std::variant<CaseSchema, CaseError> schema =
-      parse(std::string(builtin_case_schema_text()), "the built-in case.schema.json");
-  return schema;
+const CaseSchema& CaseSchema::builtin() {
+  static const CaseSchema each_profiles_own{nullptr};
+  return each_profiles_own;
+}
+
+Result<CaseSchema, CaseError> CaseSchema::of_folder(const std::filesystem::path& root) {
+  const fs::path file = root / kCaseSchemaFile;
+  std::error_code error;
+  if (fs::symlink_status(file, error).type() == fs::file_type::not_found) return builtin();
+  return load(file, (root.filename() / kCaseSchemaFile).generic_string());
 }
 
 std::string SourceMark::describe() const {
@@ -495,17 +513,16 @@ std::optional<std::string_view> Case::expected_rule_id() const {
 
 bool Case::expects_reject() const { return body_ && body_->expects_reject(); }
 
-std::variant<Case, CaseError> load_case_file(const std::filesystem::path& file,
-                                             const std::string& display_name,
-                                             const CaseSchema& schema, const std::string& topic) {
+Result<Case, CaseError> load_case_file(const std::filesystem::path& file,
+                                       const std::string& display_name, const CaseSchema& schema,
+                                       const std::string& topic) {
   const Checked<std::string> read = read_regular_file(file, kMaxCaseFileBytes, kLimitsNote);
   if (!read) return CaseError{SourceMark{display_name, 0, 0}, read.error()};
   return load_case_text(read.value(), display_name, schema, topic);
 }
 
-std::variant<Case, CaseError> load_case_text(const std::string& text,
-                                             const std::string& display_name,
-                                             const CaseSchema& schema, const std::string& topic) {
+Result<Case, CaseError> load_case_text(const std::string& text, const std::string& display_name,
+                                       const CaseSchema& schema, const std::string& topic) {
   auto error_at = [&](int line, int column, std::string message) {
     return CaseError{SourceMark{display_name, line, column}, std::move(message)};
   };
@@ -529,7 +546,13 @@ std::variant<Case, CaseError> load_case_text(const std::string& text,
       c.origin.file = display_name;
       c.profile = std::string(profile.name());
       profile.read_case_body(root, c);
-      apply_schema(root, schema.impl());
+      CaseSchema::Impl* checked_with = schema.impl();
+      if (!checked_with) {
+        const auto& own = profile_schema(profile);
+        if (!own) return own.error();
+        checked_with = own->impl();
+      }
+      apply_schema(root, *checked_with);
       profile.check_case_body(root, c);
       c.topic = topic;
       return c;
@@ -561,25 +584,11 @@ CaseSet load_case_set(const std::filesystem::path& root) {
   // Names in messages and Case::origin are relative to the root's parent
   // ("cases/type/x.yaml"): regen writes to root.parent_path() / origin.file.
   FolderWalk walk(root.parent_path(), set.errors);
-  // The schema beside the cases; without one, the suite's own, built in.
-  const fs::path schema_file = root / kCaseSchemaFile;
-  std::optional<CaseSchema> own_schema;
-  const fs::file_status schema_status = fs::symlink_status(schema_file, error);
-  if (schema_status.type() != fs::file_type::not_found) {
-    auto loaded = CaseSchema::load(schema_file, walk.display(schema_file));
-    if (auto* problem = std::get_if<CaseError>(&loaded)) {
-      set.errors.push_back(std::move(*problem));
-      return set;
-    }
-    own_schema = std::get<CaseSchema>(std::move(loaded));
+  const auto schema = CaseSchema::of_folder(root);
+  if (!schema) {
+    set.errors.push_back(schema.error());
+    return set;
   }
-  if (!own_schema) {
-    if (const auto* problem = std::get_if<CaseError>(&CaseSchema::builtin())) {
-      set.errors.push_back(*problem);
-      return set;
-    }
-  }
-  const CaseSchema& schema = own_schema ? *own_schema : std::get<CaseSchema>(CaseSchema::builtin());
   walk.walk(root, "", 0);
   std::sort(walk.files.begin(), walk.files.end(),
             [](const FoundFile& a, const FoundFile& b) { return a.path < b.path; });
@@ -587,12 +596,12 @@ CaseSet load_case_set(const std::filesystem::path& root) {
   std::map<std::string, std::string> first_file_of_id;
   for (const auto& [file, topic] : walk.files) {
     const std::string display = walk.display(file);
-    auto loaded = load_case_file(file, display, schema, topic);
-    if (auto* problem = std::get_if<CaseError>(&loaded)) {
-      set.errors.push_back(std::move(*problem));
+    auto loaded = load_case_file(file, display, *schema, topic);
+    if (!loaded) {
+      set.errors.push_back(std::move(loaded).error());
       continue;
     }
-    Case& c = std::get<Case>(loaded);
+    Case& c = loaded.value();
     if (file.stem().string() != c.id) {
       set.errors.push_back(CaseError{SourceMark{display, 1, 1},
                                      "id '" + c.id + "' differs from the file name"});

@@ -256,7 +256,7 @@ std::string block_hex_lines(const std::vector<std::uint8_t>& block, const std::s
   return text;
 }
 
-std::variant<std::string, CaseError> rewrite_generated_keys(
+Result<std::string, CaseError> rewrite_generated_keys(
     const std::string& text, const Case& test_case,
     const std::optional<std::vector<std::uint8_t>>& block) {
   const auto refuse = [&](std::size_t line, std::size_t column, std::string message) {
@@ -424,13 +424,13 @@ int cases_regen(const std::filesystem::path& root, std::ostream& out, std::ostre
     }
     const std::string& before = read.value();
     auto after = rewrite_generated_keys(before, *c, block);
-    if (const auto* problem = std::get_if<CaseError>(&after)) {
-      err << problem->describe() << "\n";
+    if (!after) {
+      err << after.error().describe() << "\n";
       ++refused;
       continue;
     }
-    if (std::get<std::string>(after) == before) continue;
-    rewrites.push_back({file, c, std::move(std::get<std::string>(after))});
+    if (*after == before) continue;
+    rewrites.push_back({file, c, std::move(after).value()});
   }
   if (refused) {
     err << "regen: nothing written: " << refused << " file(s) cannot be rewritten safely\n";
@@ -612,14 +612,14 @@ int cases_export(const std::filesystem::path& root, const std::filesystem::path&
   }
   files.emplace_back("index.json", index.dump(1, ' ', false, protocol::Json::error_handler_t::replace) + "\n");
   for (const auto& [file, bytes] : files) {
-    if (auto problem = check_new_file(destination / file)) {
-      err << "export: " << *problem << "\n";
+    if (auto checked = check_new_file(destination / file); !checked) {
+      err << "export: " << checked.error() << "\n";
       return kExitFailures;
     }
   }
   for (const auto& [file, bytes] : files) {
-    if (auto problem = create_new_file(destination / file, bytes)) {
-      err << "export: " << *problem << "\n";
+    if (auto written = create_new_file(destination / file, bytes); !written) {
+      err << "export: " << written.error() << "\n";
       return kExitFailures;
     }
   }

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "cases/family_engine.hpp"
+#include "kiln/conformance/family_engine.hpp"
 #include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/safe_file.hpp"
 

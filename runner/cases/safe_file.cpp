@@ -14,7 +14,7 @@ namespace {
 
 std::string errno_text(int code) { return code ? std::strerror(code) : "unknown error"; }
 
-std::string failure(const std::filesystem::path& path, std::string_view step, int code) {
+std::string cannot(const std::filesystem::path& path, std::string_view step, int code) {
   return path.string() + ": cannot " + std::string(step) + ": " + errno_text(code);
 }
 
@@ -23,7 +23,7 @@ std::string failure(const std::filesystem::path& path, std::string_view step, in
 std::string exists_text(const std::filesystem::path& path) {
   struct stat info {};
   if (::lstat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode))
-    return failure(path, "open for writing", EISDIR);
+    return cannot(path, "open for writing", EISDIR);
   return path.string() + ": exists and was not written by this run: not replaced";
 }
 
@@ -56,22 +56,22 @@ int open_new(const std::filesystem::path& path) {
 }
 
 // Writes and closes fd (a file this process just created at path); on failure
-// removes path, which holds only part of bytes. nullopt or the error line.
-std::optional<std::string> fill_new(int fd, const std::filesystem::path& path, std::string_view bytes,
-                                    const std::filesystem::path& named) {
+// removes path, which holds only part of bytes. The error is one line.
+Checked<void> fill_new(int fd, const std::filesystem::path& path, std::string_view bytes,
+                       const std::filesystem::path& named) {
   if (const int code = write_all(fd, bytes)) {
     ::close(fd);
     ::unlink(path.c_str());
-    return failure(named, "write", code);
+    return cannot(named, "write", code);
   }
   // close reports a delayed write error (NFS, a full disk): it must be checked,
   // and not retried on EINTR, since the descriptor is gone on Linux either way.
   if (::close(fd) != 0) {
     const int code = errno;
     ::unlink(path.c_str());
-    return failure(named, "close", code);
+    return cannot(named, "close", code);
   }
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace
@@ -110,24 +110,24 @@ Checked<std::string> read_regular_file(const std::filesystem::path& file, std::u
   return text;
 }
 
-std::optional<std::string> create_new_file(const std::filesystem::path& path, std::string_view bytes) {
+Checked<void> create_new_file(const std::filesystem::path& path, std::string_view bytes) {
   const int fd = open_new(path);
   if (fd < 0) {
     const int code = errno;
     if (code == EEXIST) return exists_text(path);
-    return failure(path, "open for writing", code);
+    return cannot(path, "open for writing", code);
   }
   return fill_new(fd, path, bytes, path);
 }
 
-std::optional<std::string> check_new_file(const std::filesystem::path& path) {
+Checked<void> check_new_file(const std::filesystem::path& path) {
   struct stat info {};
   if (::lstat(path.c_str(), &info) == 0) return exists_text(path);
-  if (errno == ENOENT) return std::nullopt;
-  return failure(path, "open for writing", errno);
+  if (errno == ENOENT) return {};
+  return cannot(path, "open for writing", errno);
 }
 
-std::optional<std::string> replace_own_file(const std::filesystem::path& path, std::string_view bytes) {
+Checked<void> replace_own_file(const std::filesystem::path& path, std::string_view bytes) {
   // Unique within the process by the counter and across processes by the pid; a
   // stale temporary of a dead process with the same pid is skipped, not reused.
   static std::atomic<unsigned long> counter{0};
@@ -138,19 +138,19 @@ std::optional<std::string> replace_own_file(const std::filesystem::path& path, s
     const int fd = open_new(temp);
     if (fd < 0) {
       if (errno == EEXIST) continue;
-      return failure(path, "create a temporary file", errno);
+      return cannot(path, "create a temporary file", errno);
     }
-    if (auto problem = fill_new(fd, temp, bytes, path)) return problem;
+    if (auto filled = fill_new(fd, temp, bytes, path); !filled) return filled;
     // rename() replaces the name at path, whatever it is (a link is replaced
     // itself, never followed), and is atomic: readers see old or new, never part.
     if (::rename(temp.c_str(), path.c_str()) != 0) {
       const int code = errno;
       ::unlink(temp.c_str());
-      return failure(path, "replace", code);
+      return cannot(path, "replace", code);
     }
-    return std::nullopt;
+    return {};
   }
-  return failure(path, "create a temporary file", EEXIST);
+  return cannot(path, "create a temporary file", EEXIST);
 }
 
 std::filesystem::path free_name(const std::filesystem::path& dir, std::string_view stem,
@@ -173,15 +173,15 @@ std::filesystem::path free_name(const std::filesystem::path& dir, std::string_vi
   return {};
 }
 
-std::optional<std::string> make_output_dir(const std::filesystem::path& dir) {
+Checked<void> make_output_dir(const std::filesystem::path& dir) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
-  if (error) return dir.string() + ": cannot create: " + error.message();
+  if (error) return Failure(dir.string() + ": cannot create: " + error.message());
   // create_directories may accept an existing non-directory on some libraries.
   if (!std::filesystem::is_directory(dir, error))
-    return dir.string() + ": cannot create: " +
-           (error ? error.message() : std::string(std::strerror(ENOTDIR)));
-  return std::nullopt;
+    return Failure(dir.string() + ": cannot create: " +
+                   (error ? error.message() : std::string(std::strerror(ENOTDIR))));
+  return {};
 }
 
 }  // namespace kiln::conformance

@@ -6,7 +6,6 @@
 #include <ostream>
 #include <set>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "cases/case_tools_internal.hpp"
@@ -20,17 +19,6 @@ namespace kiln::conformance {
 namespace {
 
 // ---- sweep families (families.hpp) ----
-
-// The schema the cases under root are checked with, as load_case_set chooses it.
-std::variant<CaseSchema, CaseError> schema_for(const std::filesystem::path& root) {
-  const std::filesystem::path file = root / kCaseSchemaFile;
-  std::error_code error;
-  if (std::filesystem::symlink_status(file, error).type() != std::filesystem::file_type::not_found)
-    return CaseSchema::load(file, (root.filename() / kCaseSchemaFile).generic_string());
-  const auto& builtin = CaseSchema::builtin();
-  if (const auto* problem = std::get_if<CaseError>(&builtin)) return *problem;
-  return CaseSchema::parse(std::string(builtin_case_schema_text()), "the built-in case schema");
-}
 
 // Every *.yaml below root/sweep, as paths relative to root ("sweep/a/x.yaml").
 std::vector<std::string> sweep_files(const std::filesystem::path& root, std::string& problem) {
@@ -56,12 +44,12 @@ struct FamilyExpansion {
 
 FamilyExpansion expand(const std::filesystem::path& root) {
   FamilyExpansion result;
-  auto schema = schema_for(root);
-  if (auto* error = std::get_if<CaseError>(&schema)) {
-    result.problem = error->describe();
+  const auto schema = CaseSchema::of_folder(root);
+  if (!schema) {
+    result.problem = schema.error().describe();
     return result;
   }
-  result.set = expand_families(root, std::get<CaseSchema>(schema));
+  result.set = expand_families(root, *schema);
   for (const Family& family : result.set.families)
     for (const FamilyMember& member : family.members) result.by_path[member.relative_path] = &member;
   return result;

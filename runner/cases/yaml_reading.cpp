@@ -1,5 +1,5 @@
-// The YAML readers of cases/yaml_reading.hpp.
-#include "cases/yaml_reading.hpp"
+// The YAML readers of kiln/conformance/yaml_reading.hpp.
+#include "kiln/conformance/yaml_reading.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -480,9 +480,9 @@ std::string FuzzerBase::replay_command(const FuzzFinding& finding, bool hangs) c
 }
 
 bool FuzzerBase::write_case(FuzzFinding& finding, const Case& test_case, bool improving) {
-  std::optional<std::string> problem;
-  const auto text_of = [this](const FuzzFinding& written) {
-    return case_yaml(written.test_case, {"Found by: " + found_by(), "Replay: " + written.replay});
+  Checked<void> written;  // the finding's file, or why it was not written
+  const auto text_of = [this](const FuzzFinding& kept) {
+    return case_yaml(kept.test_case, {"Found by: " + found_by(), "Replay: " + kept.replay});
   };
   if (!improving && options_.adapter_blind) {
     // The same run again finds the same case: a file that holds exactly it
@@ -499,11 +499,11 @@ bool FuzzerBase::write_case(FuzzFinding& finding, const Case& test_case, bool im
   }
   if (!improving) {
     // A name of its own: nothing already in the folder is replaced, and the id follows the name.
-    problem = make_output_dir(options_.out_dir);
+    written = make_output_dir(options_.out_dir);
     std::string stem;
-    if (!problem) {
+    if (written) {
       finding.file = free_name(options_.out_dir, test_case.id, ".yaml", stem);
-      if (finding.file.empty()) problem = "no free name for " + test_case.id + " in " + options_.out_dir.string();
+      if (finding.file.empty()) written = Failure("no free name for " + test_case.id + " in " + options_.out_dir.string());
     }
     finding.test_case = test_case;
     finding.test_case.id = stem;
@@ -512,14 +512,14 @@ bool FuzzerBase::write_case(FuzzFinding& finding, const Case& test_case, bool im
     finding.test_case = test_case;
     finding.test_case.id = id;
   }
-  if (!problem) {
+  if (written) {
     finding.replay = replay_command(finding, finding.signature.ends_with("hangs"));
     const std::string text = text_of(finding);
-    problem = improving ? replace_own_file(finding.file, text) : create_new_file(finding.file, text);
+    written = improving ? replace_own_file(finding.file, text) : create_new_file(finding.file, text);
   }
-  if (problem) {
+  if (!written) {
     err_ << "fuzz: the finding \"" << protocol::printable(finding.signature) << "\" was not written: "
-         << protocol::printable(*problem) << "\n";
+         << protocol::printable(written.error()) << "\n";
     err_.flush();
     write_failed_ = true;
     return false;
@@ -550,20 +550,20 @@ FuzzerBase::Confirmation FuzzerBase::keep_state_dependent(const std::vector<Requ
   const std::string name = finding.test_case.id + "-after-" + std::to_string(requests.size() - 1);
   // One header line that says what the file is and how to replay it, then the
   // requests exactly as they were sent.
-  const auto text_of = [&](const FuzzFinding& written) {
+  const auto text_of = [&](const FuzzFinding& kept) {
     protocol::Json header;
     header["kiln_conformance_requests"] = 1;
     header["profile"] = options_.profile;
     header["signature"] = found.signature;
     header["found_by"] = found_by();
-    header["replay"] = written.replay;
+    header["replay"] = kept.replay;
     std::string text = header.dump() + "\n";
     for (const Request& request : requests) text += protocol::request_to_json(request).dump() + "\n";
     return text;
   };
-  std::optional<std::string> problem = make_output_dir(options_.out_dir);
+  Checked<void> written = make_output_dir(options_.out_dir);  // or why the file was not written
   bool reused = false;
-  if (!problem && options_.adapter_blind) {
+  if (written && options_.adapter_blind) {
     // As for a case: the same run again reuses the file that holds exactly this.
     FuzzFinding same = finding;
     same.file = options_.out_dir / (name + ".requests.jsonl");
@@ -574,17 +574,17 @@ FuzzerBase::Confirmation FuzzerBase::keep_state_dependent(const std::vector<Requ
     }
   }
   std::string stem;
-  if (!problem && !reused) {
+  if (written && !reused) {
     finding.file = free_name(options_.out_dir, name, ".requests.jsonl", stem);
-    if (finding.file.empty()) problem = "no free name in " + options_.out_dir.string();
+    if (finding.file.empty()) written = Failure("no free name in " + options_.out_dir.string());
   }
-  if (!problem && !reused) {
+  if (written && !reused) {
     finding.replay = replay_command(finding, found.signature.ends_with("hangs"));
-    problem = create_new_file(finding.file, text_of(finding));
+    written = create_new_file(finding.file, text_of(finding));
   }
-  if (problem) {
+  if (!written) {
     err_ << "fuzz: the finding \"" << protocol::printable(found.signature) << "\" was not written: "
-         << protocol::printable(*problem) << "\n";
+         << protocol::printable(written.error()) << "\n";
     write_failed_ = true;
     return Confirmation{std::nullopt, false, "reproduced in a fresh adapter after the requests before it, "
                                              "but its request file could not be written"};

@@ -93,11 +93,11 @@ void write_schema(const std::filesystem::path& dir) {
 const CaseSchema& suite_schema() {
   static const CaseSchema schema = [] {
     auto loaded = CaseSchema::load(suite_schema_path(), "cases/case.schema.json");
-    if (auto* error = std::get_if<CaseError>(&loaded)) {
-      std::fprintf(stderr, "the suite's schema does not load: %s\n", error->describe().c_str());
+    if (!loaded) {
+      std::fprintf(stderr, "the suite's schema does not load: %s\n", loaded.error().describe().c_str());
       std::abort();  // a broken build tree: every loader test needs the schema
     }
-    return std::get<CaseSchema>(std::move(loaded));
+    return std::move(loaded).value();
   }();
   return schema;
 }

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <regex>
 
-#include "cases/yaml_reading.hpp"
+#include "kiln/conformance/yaml_reading.hpp"
 #include "kiln/conformance/hurray_elements/case.hpp"
 
 namespace kiln::conformance::hurray_elements {

@@ -13,7 +13,7 @@
 #include <optional>
 #include <sstream>
 
-#include "cases/family_engine.hpp"
+#include "kiln/conformance/family_engine.hpp"
 #include "kiln/conformance/case_text.hpp"
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/hurray_elements/case.hpp"
@@ -363,15 +363,13 @@ FinishedMember finish_member(const MemberContext& context, const HurrayDraft& dr
   const auto [id, topic, path] = member_place("hurray", family, draft.suffix);
   const std::string text = hurray_case_text(family, context.generator, id, draft);
   auto loaded = load_case_text(text, path, schema, topic);
-  if (auto* error = std::get_if<CaseError>(&loaded))
-    return id + ": the generated case does not load: " + error->describe();
-  auto written = rewrite_generated_keys(text, std::get<Case>(loaded), std::nullopt);
-  if (auto* error = std::get_if<CaseError>(&written)) return id + ": " + error->describe();
-  std::string final_text = std::get<std::string>(std::move(written));
+  if (!loaded) return id + ": the generated case does not load: " + loaded.error().describe();
+  auto written = rewrite_generated_keys(text, *loaded, std::nullopt);
+  if (!written) return id + ": " + written.error().describe();
+  std::string final_text = std::move(written).value();
   auto reloaded = load_case_text(final_text, path, schema, topic);
-  if (auto* error = std::get_if<CaseError>(&reloaded))
-    return id + ": the generated case does not load: " + error->describe();
-  const std::vector<std::string> problems = check_case(std::get<Case>(reloaded));
+  if (!reloaded) return id + ": the generated case does not load: " + reloaded.error().describe();
+  const std::vector<std::string> problems = check_case(*reloaded);
   if (!problems.empty()) {
     std::string message = id + ": the family's expectation fails the check: ";
     for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];

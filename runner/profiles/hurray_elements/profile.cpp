@@ -2,6 +2,7 @@
 // judged against the case and the Tier 2 types the adapter's hello claims.
 #include <algorithm>
 
+#include "kiln/conformance/case_loader.hpp"
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/hurray_elements/case.hpp"
 #include "kiln/conformance/hurray_elements/finding_case.hpp"
@@ -207,6 +208,7 @@ class ElementsProfile final : public Profile {
   void check_case_body(const YAML::Node&, const Case&) const override {}
 
   std::string_view export_extension() const override { return ".data"; }
+  std::string_view case_schema_text() const override { return builtin_case_schema_text(); }
   Exported export_case(const Case& c) const override {
     const ElementsCase& body = hurray_elements::body(c);
     Exported exported{protocol::Json::object(), body.data, export_extension()};

@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <regex>
 
-#include "cases/yaml_reading.hpp"
+#include "kiln/conformance/yaml_reading.hpp"
 #include "kiln/builder.hpp"
 #include "kiln/conformance/case_loader.hpp"
 #include "kiln/conformance/kiln_v2/case.hpp"
 #include "kiln/conformance/kiln_v2/materialize.hpp"
 #include "kiln/conformance/short_match.hpp"
-#include "kiln/conformance/values.hpp"
+#include "profiles/kiln_v2/values.hpp"
 #include "kiln/dtype.hpp"
 #include "kiln/layout.hpp"
 

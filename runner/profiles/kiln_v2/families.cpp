@@ -13,7 +13,7 @@
 #include <set>
 #include <sstream>
 
-#include "cases/family_engine.hpp"
+#include "kiln/conformance/family_engine.hpp"
 #include "kiln/conformance/case_text.hpp"
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/kiln_v2/case.hpp"
@@ -136,8 +136,8 @@ std::vector<std::uint8_t> canonical_block(const std::vector<std::string>& tensor
   Draft base = accept("base", "the base block", tensors, {Rule::kFramePayloadOffset});
   const std::string text = case_text("base", "base", "kiln-v2-base", base, std::nullopt, {});
   auto loaded = load_case_text(text, "the base block", schema);
-  if (auto* error = std::get_if<CaseError>(&loaded)) fail(where, "base: " + error->message);
-  auto made = materialize(std::get<Case>(loaded));
+  if (!loaded) fail(where, "base: " + loaded.error().message);
+  auto made = materialize(*loaded);
   if (!made) fail(where, "base: " + made.error());
   const auto& block = made.value().block;
   if (!block) fail(where, "base: the tensors cannot be placed in a block");
@@ -514,9 +514,8 @@ FinishedMember finish_member(const MemberContext& context, const Draft& draft) {
   for (int pass = 0; pass < 2; ++pass) {
     const std::string text = case_text(family, generator, id, draft, rule, also_breaks);
     auto loaded = load_case_text(text, path, schema, topic);
-    if (auto* error = std::get_if<CaseError>(&loaded))
-      return id + ": the generated case does not load: " + error->describe();
-    const Case& c = std::get<Case>(loaded);
+    if (!loaded) return id + ": the generated case does not load: " + loaded.error().describe();
+    const Case& c = *loaded;
     auto made = materialize(c);
     if (!made) return id + ": " + made.error();
     const auto& block = made.value().block;
@@ -541,9 +540,9 @@ FinishedMember finish_member(const MemberContext& context, const Draft& draft) {
                  " besides the family's rule";
       }
       auto written = rewrite_generated_keys(text, c, block);
-      if (auto* error = std::get_if<CaseError>(&written)) return id + ": " + error->describe();
+      if (!written) return id + ": " + written.error().describe();
       // The block's hex is what grows: the file as written must still load.
-      std::string final_text = std::get<std::string>(std::move(written));
+      std::string final_text = std::move(written).value();
       if (final_text.size() > kMaxCaseFileBytes)
         return id + ": the generated case would be " + std::to_string(final_text.size()) +
                " bytes, more than a case file may be (" + std::to_string(kMaxCaseFileBytes) +

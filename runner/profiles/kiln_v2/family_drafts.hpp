@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cases/family_engine.hpp"
+#include "kiln/conformance/family_engine.hpp"
 #include "kiln/conformance/kiln_v2/case.hpp"
 #include "kiln/rules.hpp"
 

@@ -5,7 +5,7 @@
 #include "kiln/conformance/short_match.hpp"
 
 #include "kiln/conformance/kiln_v2/case.hpp"
-#include "kiln/conformance/values.hpp"
+#include "profiles/kiln_v2/values.hpp"
 
 namespace kiln::conformance {
 namespace {

@@ -2,6 +2,7 @@
 // or encoded from their description, judged byte for byte.
 #include <algorithm>
 
+#include "kiln/conformance/case_loader.hpp"
 #include "kiln/conformance/block_diff.hpp"
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/kiln_v2/case.hpp"
@@ -141,6 +142,7 @@ class KilnProfile final : public Profile {
     kiln_v2::check_block_can_exist(c, root);
   }
   std::string_view export_extension() const override { return ".kiln"; }
+  std::string_view case_schema_text() const override { return builtin_case_schema_text(); }
   Exported export_case(const Case& c) const override {
     const KilnCase& body = kiln_v2::body(c);
     Exported exported{protocol::Json::object(), body.block, export_extension()};

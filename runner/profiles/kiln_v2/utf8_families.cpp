@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "cases/family_engine.hpp"
+#include "kiln/conformance/family_engine.hpp"
 #include "kiln/conformance/case_text.hpp"
 #include "kiln/conformance/kiln_v2/case.hpp"
 #include "kiln/hex.hpp"

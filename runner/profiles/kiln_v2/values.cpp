@@ -1,4 +1,4 @@
-#include "kiln/conformance/values.hpp"
+#include "profiles/kiln_v2/values.hpp"
 
 #include <bit>
 #include <cerrno>

@@ -114,8 +114,8 @@ class RewriteRefuses : public ::testing::TestWithParam<UnsafeForm> {};
 TEST_P(RewriteRefuses, AFormItCannotRewriteSafelyWithFileLineColumn) {
   const UnsafeForm& form = GetParam();
   const auto rewritten = rewrite_generated_keys(u4_text() + form.tail, u4_case(), u4_block());
-  ASSERT_TRUE(std::holds_alternative<CaseError>(rewritten)) << std::get<std::string>(rewritten);
-  const std::string error = std::get<CaseError>(rewritten).describe();
+  ASSERT_FALSE(rewritten.ok()) << rewritten.value();
+  const std::string error = rewritten.error().describe();
   EXPECT_EQ(error.rfind("cases/kiln-v2-u4.yaml:" + form.where + ": " + form.message, 0), 0u) << error;
 }
 
@@ -233,8 +233,8 @@ TEST(CasesRegen, AppendsAfterALastLineWithoutALineEnd) {
 TEST(RewriteGeneratedKeys, RefusesALoneCarriageReturn) {
   const auto rewritten =
       rewrite_generated_keys(u4_text() + "# a\rops: [decode]\n", u4_case(), u4_block());
-  ASSERT_TRUE(std::holds_alternative<CaseError>(rewritten));
-  EXPECT_EQ(std::get<CaseError>(rewritten).describe(),
+  ASSERT_FALSE(rewritten.ok());
+  EXPECT_EQ(rewritten.error().describe(),
             "cases/kiln-v2-u4.yaml:13:4: a carriage return that does not end a line: regen "
             "rewrites only files with LF or CRLF line ends");
 }

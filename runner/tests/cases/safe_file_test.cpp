@@ -28,19 +28,22 @@ std::string refused(const fs::path& path) {
   return path.string() + ": exists and was not written by this run: not replaced";
 }
 
+// "" when the write succeeded, else its error line: EXPECT_EQ then prints the error.
+std::string error_of(const Checked<void>& written) { return written ? std::string() : written.error(); }
+
 // Bytes a text reader would mangle: NUL, CR LF, high bytes.
 const std::string kBinary("kiln\0\r\n\xff\x80 end", 13);
 
 TEST(SafeFile, CreateNewFileWritesANewFileExactly) {
   ScratchDir scratch;
-  EXPECT_EQ(create_new_file(scratch / "a.bin", kBinary), std::nullopt);
+  EXPECT_EQ(error_of(create_new_file(scratch / "a.bin", kBinary)), "");
   EXPECT_EQ(read_text(scratch / "a.bin"), kBinary);
-  EXPECT_EQ(create_new_file(scratch / "empty", ""), std::nullopt);
+  EXPECT_EQ(error_of(create_new_file(scratch / "empty", "")), "");
   EXPECT_TRUE(fs::is_regular_file(scratch / "empty"));
   EXPECT_EQ(fs::file_size(scratch / "empty"), 0u);
   // Larger than one write() is likely to take at once.
   const std::string big(8 << 20, 'k');
-  EXPECT_EQ(create_new_file(scratch / "big", big), std::nullopt);
+  EXPECT_EQ(error_of(create_new_file(scratch / "big", big)), "");
   EXPECT_EQ(read_text(scratch / "big"), big);
   EXPECT_EQ(fs::symlink_status(scratch / "a.bin").type(), fs::file_type::regular);
 }
@@ -48,11 +51,11 @@ TEST(SafeFile, CreateNewFileWritesANewFileExactly) {
 TEST(SafeFile, CreateNewFileRefusesAnExistingFile) {
   ScratchDir scratch;
   write_text(scratch / "kept", "precious\n");
-  EXPECT_EQ(create_new_file(scratch / "kept", "overwritten"), refused(scratch / "kept"));
+  EXPECT_EQ(error_of(create_new_file(scratch / "kept", "overwritten")), refused(scratch / "kept"));
   EXPECT_EQ(read_text(scratch / "kept"), "precious\n");
   // A second create of a file this call made is refused too: create is once only.
-  ASSERT_EQ(create_new_file(scratch / "mine", "one"), std::nullopt);
-  EXPECT_EQ(create_new_file(scratch / "mine", "two"), refused(scratch / "mine"));
+  ASSERT_EQ(error_of(create_new_file(scratch / "mine", "one")), "");
+  EXPECT_EQ(error_of(create_new_file(scratch / "mine", "two")), refused(scratch / "mine"));
   EXPECT_EQ(read_text(scratch / "mine"), "one");
 }
 
@@ -60,7 +63,7 @@ TEST(SafeFile, CreateNewFileRefusesASymlinkToAFile) {
   ScratchDir scratch;
   write_text(scratch / "target", "precious\n");
   fs::create_symlink(scratch / "target", scratch / "planted.kiln");
-  EXPECT_EQ(create_new_file(scratch / "planted.kiln", "attack"), refused(scratch / "planted.kiln"));
+  EXPECT_EQ(error_of(create_new_file(scratch / "planted.kiln", "attack")), refused(scratch / "planted.kiln"));
   EXPECT_EQ(read_text(scratch / "target"), "precious\n");
   EXPECT_TRUE(fs::is_symlink(scratch / "planted.kiln"));
   EXPECT_EQ(fs::read_symlink(scratch / "planted.kiln"), scratch / "target");
@@ -69,7 +72,7 @@ TEST(SafeFile, CreateNewFileRefusesASymlinkToAFile) {
 TEST(SafeFile, CreateNewFileRefusesADanglingSymlink) {
   ScratchDir scratch;
   fs::create_symlink(scratch / "would-be-created", scratch / "planted.kiln");
-  EXPECT_EQ(create_new_file(scratch / "planted.kiln", "attack"), refused(scratch / "planted.kiln"));
+  EXPECT_EQ(error_of(create_new_file(scratch / "planted.kiln", "attack")), refused(scratch / "planted.kiln"));
   EXPECT_FALSE(fs::exists(fs::symlink_status(scratch / "would-be-created")));
   EXPECT_TRUE(fs::is_symlink(scratch / "planted.kiln"));
 }
@@ -77,9 +80,9 @@ TEST(SafeFile, CreateNewFileRefusesADanglingSymlink) {
 TEST(SafeFile, CreateNewFileReportsADirectoryAndAMissingFolder) {
   ScratchDir scratch;
   fs::create_directories(scratch / "dir");
-  EXPECT_EQ(create_new_file(scratch / "dir", "x"),
+  EXPECT_EQ(error_of(create_new_file(scratch / "dir", "x")),
             (scratch / "dir").string() + ": cannot open for writing: Is a directory");
-  EXPECT_EQ(create_new_file(scratch / "missing" / "f", "x"),
+  EXPECT_EQ(error_of(create_new_file(scratch / "missing" / "f", "x")),
             (scratch / "missing" / "f").string() + ": cannot open for writing: No such file or directory");
   EXPECT_FALSE(fs::exists(scratch / "missing"));
 }
@@ -88,20 +91,20 @@ TEST(SafeFile, CheckNewFileAgreesWithCreateNewFile) {
   ScratchDir scratch;
   write_text(scratch / "file", "x");
   fs::create_symlink(scratch / "nowhere", scratch / "dangling");
-  EXPECT_EQ(check_new_file(scratch / "free"), std::nullopt);
+  EXPECT_EQ(error_of(check_new_file(scratch / "free")), "");
   EXPECT_FALSE(fs::exists(scratch / "free"));  // checking creates nothing
-  EXPECT_EQ(check_new_file(scratch / "file"), refused(scratch / "file"));
-  EXPECT_EQ(check_new_file(scratch / "dangling"), refused(scratch / "dangling"));
-  EXPECT_EQ(check_new_file(scratch / "file"), create_new_file(scratch / "file", "y"));
+  EXPECT_EQ(error_of(check_new_file(scratch / "file")), refused(scratch / "file"));
+  EXPECT_EQ(error_of(check_new_file(scratch / "dangling")), refused(scratch / "dangling"));
+  EXPECT_EQ(error_of(check_new_file(scratch / "file")), error_of(create_new_file(scratch / "file", "y")));
   EXPECT_EQ(read_text(scratch / "file"), "x");
 }
 
 TEST(SafeFile, ReplaceOwnFileReplacesContentAndLeavesNoTemporary) {
   ScratchDir scratch;
-  ASSERT_EQ(create_new_file(scratch / "finding.kiln", "first, longer version"), std::nullopt);
-  EXPECT_EQ(replace_own_file(scratch / "finding.kiln", kBinary), std::nullopt);
+  ASSERT_EQ(error_of(create_new_file(scratch / "finding.kiln", "first, longer version")), "");
+  EXPECT_EQ(error_of(replace_own_file(scratch / "finding.kiln", kBinary)), "");
   EXPECT_EQ(read_text(scratch / "finding.kiln"), kBinary);
-  EXPECT_EQ(replace_own_file(scratch / "finding.kiln", "min"), std::nullopt);
+  EXPECT_EQ(error_of(replace_own_file(scratch / "finding.kiln", "min")), "");
   EXPECT_EQ(read_text(scratch / "finding.kiln"), "min");
   // Only the file itself: every temporary was renamed away.
   EXPECT_EQ(snapshot(scratch.path()), (std::map<std::string, std::string>{{"finding.kiln", "min"}}));
@@ -114,10 +117,10 @@ TEST(SafeFile, ReplaceOwnFileReplacesASwappedInSymlinkNotItsTarget) {
   write_text(scratch / "elsewhere" / "target", "precious\n");
   const fs::path own = scratch / "out" / "finding.kiln";
   fs::create_directories(own.parent_path());
-  ASSERT_EQ(create_new_file(own, "first"), std::nullopt);
+  ASSERT_EQ(error_of(create_new_file(own, "first")), "");
   fs::remove(own);
   fs::create_symlink(scratch / "elsewhere" / "target", own);
-  EXPECT_EQ(replace_own_file(own, "second"), std::nullopt);
+  EXPECT_EQ(error_of(replace_own_file(own, "second")), "");
   EXPECT_EQ(fs::symlink_status(own).type(), fs::file_type::regular);
   EXPECT_EQ(read_text(own), "second");
   EXPECT_EQ(read_text(scratch / "elsewhere" / "target"), "precious\n");
@@ -126,10 +129,10 @@ TEST(SafeFile, ReplaceOwnFileReplacesASwappedInSymlinkNotItsTarget) {
 
 TEST(SafeFile, ReplaceOwnFileFailsCleanlyWithoutItsFolder) {
   ScratchDir scratch;
-  const auto problem = replace_own_file(scratch / "gone" / "f", "x");
-  ASSERT_TRUE(problem.has_value());
-  EXPECT_EQ(problem->rfind((scratch / "gone" / "f").string() + ": cannot ", 0), 0u) << *problem;
-  EXPECT_NE(problem->find("No such file or directory"), std::string::npos) << *problem;
+  const auto problem = error_of(replace_own_file(scratch / "gone" / "f", "x"));
+  ASSERT_TRUE(!problem.empty());
+  EXPECT_EQ(problem.rfind((scratch / "gone" / "f").string() + ": cannot ", 0), 0u) << problem;
+  EXPECT_NE(problem.find("No such file or directory"), std::string::npos) << problem;
 }
 
 TEST(SafeFile, FreeNameSkipsExistingNamesAndDanglingSymlinks) {
@@ -160,13 +163,13 @@ TEST(SafeFile, FreeNameGivesUpAfterAThousand) {
 
 TEST(SafeFile, MakeOutputDirCreatesParentsAndRefusesAFile) {
   ScratchDir scratch;
-  EXPECT_EQ(make_output_dir(scratch / "a" / "b"), std::nullopt);
+  EXPECT_EQ(error_of(make_output_dir(scratch / "a" / "b")), "");
   EXPECT_TRUE(fs::is_directory(scratch / "a" / "b"));
-  EXPECT_EQ(make_output_dir(scratch / "a" / "b"), std::nullopt);  // already there
+  EXPECT_EQ(error_of(make_output_dir(scratch / "a" / "b")), "");  // already there
   write_text(scratch / "file", "kept");
-  const auto problem = make_output_dir(scratch / "file");
-  ASSERT_TRUE(problem.has_value());
-  EXPECT_EQ(problem->rfind((scratch / "file").string() + ": cannot create: ", 0), 0u) << *problem;
+  const auto problem = error_of(make_output_dir(scratch / "file"));
+  ASSERT_TRUE(!problem.empty());
+  EXPECT_EQ(problem.rfind((scratch / "file").string() + ": cannot create: ", 0), 0u) << problem;
   EXPECT_EQ(read_text(scratch / "file"), "kept");
 }
 

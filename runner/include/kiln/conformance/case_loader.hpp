@@ -10,10 +10,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "kiln/conformance/case.hpp"
+#include "kiln/error.hpp"
 
 namespace kiln::conformance {
 
@@ -37,54 +37,56 @@ inline constexpr int kMaxFolderDepth = 32;
 // The schema file, which sits in the cases root beside the topic folders.
 inline constexpr const char* kCaseSchemaFile = "case.schema.json";
 
-// The suite's cases/case.schema.json as it was when this program was built.
+// The suite's cases/case.schema.json as it was when this program was built: the
+// built-in profiles' Profile::case_schema_text().
 std::string_view builtin_case_schema_text();
 
-// A compiled case.schema.json. Validation reuses compiled patterns, so one
-// instance must not be used by two threads at once.
+// A compiled case.schema.json: a cheap handle, copies share the compiled
+// schema. Validation reuses compiled patterns, so one schema (and its copies)
+// must not be used by two threads at once.
 class CaseSchema {
  public:
   // Reads and compiles a JSON Schema file. display_name names it in errors.
-  static std::variant<CaseSchema, CaseError> load(const std::filesystem::path& file,
-                                                  const std::string& display_name);
-  static std::variant<CaseSchema, CaseError> parse(const std::string& text,
-                                                   const std::string& display_name);
-  // builtin_case_schema_text(), compiled once; for a cases folder without a schema.
-  static const std::variant<CaseSchema, CaseError>& builtin();
-  CaseSchema(CaseSchema&&) noexcept;
-  CaseSchema& operator=(CaseSchema&&) noexcept;
-  ~CaseSchema();
+  static Result<CaseSchema, CaseError> load(const std::filesystem::path& file,
+                                            const std::string& display_name);
+  static Result<CaseSchema, CaseError> parse(const std::string& text,
+                                             const std::string& display_name);
+  // For a cases folder without a schema of its own: each case is checked with
+  // its profile's Profile::case_schema_text(), each text compiled once, so a
+  // profile registered from outside the runner brings its schema with it.
+  static const CaseSchema& builtin();
+  // The schema the cases under root are checked with: root/case.schema.json
+  // when there is anything at that name (named root's name/case.schema.json in
+  // errors), else builtin().
+  static Result<CaseSchema, CaseError> of_folder(const std::filesystem::path& root);
 
-  // The loader's view: the valijson schema and its compiled patterns.
+  // The loader's view: the valijson schema and its compiled patterns, or none
+  // for builtin().
   struct Impl;
-  Impl& impl() const { return *impl_; }
+  Impl* impl() const { return impl_.get(); }
 
  private:
-  explicit CaseSchema(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  explicit CaseSchema(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;
 };
 
 // display_name is how the file is named in messages and in Case::origin; topic
 // goes to Case::topic.
-std::variant<Case, CaseError> load_case_file(const std::filesystem::path& file,
-                                             const std::string& display_name,
-                                             const CaseSchema& schema,
-                                             const std::string& topic = "");
+Result<Case, CaseError> load_case_file(const std::filesystem::path& file,
+                                       const std::string& display_name, const CaseSchema& schema,
+                                       const std::string& topic = "");
 
 // The same for a case held in memory (a sweep family's member before regen
 // writes it): text is what the file would hold.
-std::variant<Case, CaseError> load_case_text(const std::string& text,
-                                             const std::string& display_name,
-                                             const CaseSchema& schema,
-                                             const std::string& topic = "");
+Result<Case, CaseError> load_case_text(const std::string& text, const std::string& display_name,
+                                       const CaseSchema& schema, const std::string& topic = "");
 
 struct CaseSet {
   std::vector<Case> cases;  // sorted by id
   std::vector<CaseError> errors;
 };
 
-// Every *.yaml below root, recursively, checked against root/case.schema.json, or
-// the built-in schema when root has none. Any error makes the set unusable: a
+// Every *.yaml below root, recursively, checked against CaseSchema::of_folder(root). Any error makes the set unusable: a
 // schema that does not load, a folder that
 // cannot be read, a link that leads nowhere or to a folder (links to folders are
 // not followed), a *.yaml that is not a regular file, a file that does not load,

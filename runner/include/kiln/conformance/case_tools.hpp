@@ -8,7 +8,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "kiln/conformance/case_loader.hpp"
@@ -32,7 +31,7 @@ enum ExitCode : int { kExitOk = 0, kExitFailures = 1, kExitUsage = 2, kExitAdapt
 // sequence, spanning lines, with comments), a second copy, or a result that
 // would not read back as the same case with the new keys is refused with the
 // file:line:column (origin.file of the case) to fix.
-std::variant<std::string, CaseError> rewrite_generated_keys(
+Result<std::string, CaseError> rewrite_generated_keys(
     const std::string& text, const Case& test_case,
     const std::optional<std::vector<std::uint8_t>>& block);
 

@@ -25,7 +25,7 @@ namespace kiln::conformance {
 
 struct CaseResult;
 struct CaseSet;
-struct FamilyGenerators;  // the sweep families' engine's own (runner/cases/family_engine.hpp)
+struct FamilyGenerators;  // the sweep families' engine's own (family_engine.hpp)
 
 struct ProfileRule {
   std::string_view id;
@@ -99,10 +99,14 @@ class Profile {
 
   // The loader's seam (cases/case_loader.cpp): reads the case file's root
   // mapping into c, whose origin and profile are set; throws the loader's
-  // error (cases/yaml_reading.hpp) at the first problem.
+  // error (yaml_reading.hpp) at the first problem.
   virtual void read_case_body(const YAML::Node& root, Case& c) const = 0;
   // The profile's checks of the case that come after the schema's.
   virtual void check_case_body(const YAML::Node& root, const Case& c) const = 0;
+  // The JSON Schema its case files satisfy when their folder has no
+  // case.schema.json of its own (CaseSchema::builtin()); the built-in profiles
+  // share builtin_case_schema_text(). Must outlive the profile's registration.
+  virtual std::string_view case_schema_text() const = 0;
 
   // `cases export`: the extension of every file export_case writes (".kiln").
   virtual std::string_view export_extension() const = 0;

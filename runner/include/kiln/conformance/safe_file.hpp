@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,22 +26,22 @@ Checked<std::string> read_regular_file(const std::filesystem::path& file, std::u
 
 // Creates path exclusively (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0644 less the umask)
 // and writes all of bytes. Fails when anything is at the name, a dangling or live
-// symbolic link included. nullopt on success, else one line naming the path:
+// symbolic link included. The error is one line naming the path:
 // "<path>: exists and was not written by this run: not replaced" when something
 // is there, "<path>: cannot open for writing: Is a directory" when it is a
 // directory, "<path>: cannot open for writing|write|close: <strerror>" otherwise.
 // A failed write removes the partial file (this call created it).
-std::optional<std::string> create_new_file(const std::filesystem::path& path, std::string_view bytes);
+Checked<void> create_new_file(const std::filesystem::path& path, std::string_view bytes);
 
 // What create_new_file would refuse at path as it stands, without creating
 // anything: lets a writer of many files check every name before writing one.
-std::optional<std::string> check_new_file(const std::filesystem::path& path);
+Checked<void> check_new_file(const std::filesystem::path& path);
 
 // For improving a file this run created: writes a temporary sibling
 // ".<filename>.tmp-<pid>-<counter>" created exclusively, then rename()s it over
 // path. rename replaces a symbolic link found at path, never its target. The
-// temporary is removed on failure; nullopt on success, else one line naming path.
-std::optional<std::string> replace_own_file(const std::filesystem::path& path, std::string_view bytes);
+// temporary is removed on failure; the error is one line naming path.
+Checked<void> replace_own_file(const std::filesystem::path& path, std::string_view bytes);
 
 // The first of dir/(stem + extension), dir/(stem + "-2" + extension), ... up to
 // "-1000" at which nothing exists (symlink_status: a dangling link counts as
@@ -53,9 +52,9 @@ std::optional<std::string> replace_own_file(const std::filesystem::path& path, s
 std::filesystem::path free_name(const std::filesystem::path& dir, std::string_view stem,
                                 std::string_view extension, std::string& chosen_stem);
 
-// Creates dir and its parents when missing; nullopt when dir is (or now is) a
-// directory, else "<dir>: cannot create: <reason>". dir itself may be a link to a
+// Creates dir and its parents when missing; succeeds when dir is (or now is) a
+// directory, else fails with "<dir>: cannot create: <reason>". dir itself may be a link to a
 // directory: it is the caller's chosen place, not a name inside it.
-std::optional<std::string> make_output_dir(const std::filesystem::path& dir);
+Checked<void> make_output_dir(const std::filesystem::path& dir);
 
 }  // namespace kiln::conformance

@@ -4,8 +4,8 @@
 #include <regex>
 #include <stdexcept>
 
-#include "cases/family_engine.hpp"
-#include "cases/yaml_reading.hpp"
+#include "kiln/conformance/family_engine.hpp"
+#include "kiln/conformance/yaml_reading.hpp"
 #include "kiln/conformance/run.hpp"
 #include "kiln/hex.hpp"
 
@@ -28,6 +28,21 @@ namespace {
 constexpr ProfileRule kRules[] = {
     {kRule, "FRAME", "the XOR of the bytes is 0"},
 };
+
+// Its case files' schema (Profile::case_schema_text()): a folder of parity
+// cases needs no case.schema.json of its own.
+constexpr std::string_view kCaseSchema = R"({
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "required": ["id", "summary", "profile", "rules", "source", "level", "bytes", "expect"],
+  "properties": {
+    "summary": {"type": "string", "maxLength": 60},
+    "profile": {"enum": ["parity"]},
+    "rules": {"type": "array", "items": {"enum": ["PARITY-XOR"]}},
+    "bytes": {"type": "string", "pattern": "^([0-9a-f]{2})*$"},
+    "expect": {"enum": ["accept", "reject"]}
+  }
+})";
 
 std::string outcome_text(bool accept) { return accept ? "accept" : "reject"; }
 
@@ -131,6 +146,7 @@ class ParityProfile final : public Profile {
   }
 
   std::string_view export_extension() const override { return ".parity"; }
+  std::string_view case_schema_text() const override { return kCaseSchema; }
 };
 
 }  // namespace

@@ -25,19 +25,6 @@ using testing::read_text;
 using testing::ScratchDir;
 using testing::write_text;
 
-// The cases folder's own schema: the suite's knows no parity case.
-constexpr const char* kSchema = R"({
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "required": ["id", "summary", "profile", "rules", "source", "level", "bytes", "expect"],
-  "properties": {
-    "profile": {"enum": ["parity"]},
-    "rules": {"type": "array", "items": {"enum": ["PARITY-XOR"]}},
-    "bytes": {"type": "string", "pattern": "^([0-9a-f]{2})*$"},
-    "expect": {"enum": ["accept", "reject"]}
-  }
-})";
-
 constexpr const char* kEven = R"(id: parity-even
 summary: Three bytes whose XOR is 0
 profile: parity
@@ -91,7 +78,6 @@ ProfileModule parity_module() { return {parity::profile(), nullptr, false, "none
 class ParityProfileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    write_text(cases_ / "case.schema.json", kSchema);
     write_text(cases_ / "parity" / "parity-even.yaml", kEven);
     write_text(cases_ / "parity" / "parity-odd.yaml", kOdd);
   }
@@ -166,6 +152,21 @@ TEST_F(ParityProfileTest, ACaseTheRuleContradictsDoesNotLoad) {
   const CaseSet set = load_case_set(cases_);
   ASSERT_EQ(set.errors.size(), 1u);
   EXPECT_NE(set.errors[0].message.find("expect is reject for these bytes (PARITY-XOR)"), std::string::npos)
+      << set.errors[0].describe();
+}
+
+// The folder has no case.schema.json: the profile's own schema checks its cases.
+TEST_F(ParityProfileTest, ItsOwnSchemaChecksItsCases) {
+  const ProfileRegistration registration(parity_module());
+  std::string wordy = kEven;
+  wordy.replace(wordy.find("Three bytes"), 11, std::string(70, 'x'));
+  write_text(cases_ / "parity" / "parity-even.yaml", wordy);
+  const CaseSet set = load_case_set(cases_);
+  ASSERT_EQ(set.errors.size(), 1u);
+  EXPECT_EQ(set.errors[0].where.line, 2) << set.errors[0].describe();
+  EXPECT_NE(set.errors[0].message.find("summary (a string) does not satisfy the built-in case schema of "
+                                       "profile parity"),
+            std::string::npos)
       << set.errors[0].describe();
 }
 

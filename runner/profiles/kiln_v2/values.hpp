@@ -1,4 +1,5 @@
-// Typed values of case files, packed exactly to the bit into a payload.
+// Typed values of Kiln case files (a tensor's `values:`), packed exactly to
+// the bit into a payload. Kiln's own: no other profile reads typed values.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,8 @@
 // The sweep families' engine (cases/families.cpp) as each profile's generators
 // (profiles/<profile>/families.cpp) see it: how a generator plugs in, how it
 // reads its parameters, and the few pieces of text and arithmetic every
-// profile's generators share. Private to the runner.
+// profile's generators share. Public, for a profile registered from outside
+// the runner (profile_registry.hpp).
 #pragma once
 
 #include <yaml-cpp/yaml.h>

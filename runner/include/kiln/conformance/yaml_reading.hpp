@@ -1,6 +1,8 @@
 // How the case loader and each profile's case body (profiles/<profile>/case_body.cpp)
 // read a case file's YAML: as a YAML 1.2 reader types its scalars, strictly, with
-// one error exit that names the offending node. Private to the runner.
+// one error exit that names the offending node. Public, so that a profile
+// registered from outside the runner (profile_registry.hpp) reads its case
+// bodies with the same strictness as the built-in ones.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
