@@ -23,6 +23,7 @@
 
 #include "kiln/conformance/case.hpp"
 #include "kiln/conformance/case_loader.hpp"
+#include "kiln/conformance/profile.hpp"
 #include "kiln/protocol.hpp"
 
 namespace kiln::conformance {
@@ -41,7 +42,7 @@ inline constexpr std::size_t kMaxGeneratedChecks = 1000000;
 struct FuzzOptions {
   std::string adapter;  // a command, or builtin:reference
   std::filesystem::path cases_dir;
-  std::string profile{protocol::kProfileKilnV2};
+  std::string profile{default_profile_name()};
   std::optional<double> seconds;       // stop after this long
   std::optional<std::uint64_t> runs;   // stop after this many inputs (reproducible)
   std::uint64_t seed = 1;
