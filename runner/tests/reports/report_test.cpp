@@ -2,7 +2,8 @@
 // results, stderr, topic folder names): the JSON is valid UTF-8, the JUnit XML
 // well-formed XML 1.0 and each Markdown table row one row with its cells; the
 // JSON report streamed as run writes it is the same report; and write_text_file
-// and write_json_report say why a write failed.
+// and write_json_report say why a write failed. The generated phase in each
+// report is generated_report_test.cpp.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -10,206 +11,28 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
-#include <set>
+#include <optional>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "kiln/conformance/expected_failures.hpp"
-#include "kiln/conformance/generated.hpp"
 #include "kiln/conformance/report.hpp"
-#include "kiln/utf8.hpp"
+#include "reports/report_checks.hpp"
 #include "test_support.hpp"
 
 namespace kiln::conformance {
 namespace {
 
+using report_checks::XmlCheck;
+using report_checks::XmlElement;
+using report_checks::cell_count;
+using report_checks::check_xml;
+using report_checks::decode_utf8;
 using testing::ScratchDir;
 using testing::read_text;
 using testing::shell_quote;
 using testing::write_text;
-
-// Strict UTF-8 decoding, written apart from the report's own: the code points,
-// or nullopt at the first byte that does not start a well-formed sequence.
-std::optional<std::u32string> decode_utf8(std::string_view text, std::size_t* bad_at = nullptr) {
-  std::u32string out;
-  for (std::size_t i = 0; i < text.size();) {
-    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
-    const unsigned char lead = b(0);
-    std::size_t length = lead < 0x80 ? 1 : lead >= 0xC2 && lead < 0xE0 ? 2 : lead >= 0xE0 && lead < 0xF0 ? 3
-                                       : lead >= 0xF0 && lead < 0xF5    ? 4
-                                                                        : 0;
-    bool ok = length != 0 && i + length <= text.size();
-    char32_t code = length == 1 ? lead : length == 2 ? lead & 0x1F : length == 3 ? lead & 0x0F : lead & 0x07;
-    for (std::size_t k = 1; ok && k < length; ++k) {
-      ok = (b(k) & 0xC0) == 0x80;
-      code = (code << 6) | (b(k) & 0x3F);
-    }
-    // Overlong forms, surrogates and values above U+10FFFF are not UTF-8.
-    if (ok && ((length == 3 && code < 0x800) || (length == 4 && code < 0x10000) || code > 0x10FFFF ||
-               (code >= 0xD800 && code <= 0xDFFF)))
-      ok = false;
-    if (!ok) {
-      if (bad_at) *bad_at = i;
-      return std::nullopt;
-    }
-    out += code;
-    i += length;
-  }
-  return out;
-}
-
-bool xml_char(char32_t c) {
-  return c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) ||
-         (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF);
-}
-
-std::string utf8(char32_t code) {
-  std::string out;
-  append_utf8(out, code);
-  return out;
-}
-
-// A strict well-formedness check of the XML subset junit_report writes (an XML
-// declaration, elements, attributes, text, entity and character references):
-// anything else, a forbidden character, an unbalanced tag or a stray & or < is
-// a problem. Collects each element's attributes, references resolved.
-struct XmlElement {
-  std::string name;
-  std::map<std::string, std::string> attributes;
-  std::string text;  // character data directly inside, references resolved
-};
-
-struct XmlCheck {
-  std::string problem;  // empty: well formed
-  std::vector<XmlElement> elements;
-};
-
-XmlCheck check_xml(const std::string& xml) {
-  XmlCheck check;
-  std::size_t bad_at = 0;
-  const auto code_points = decode_utf8(xml, &bad_at);
-  if (!code_points) {
-    check.problem = "not UTF-8 at byte " + std::to_string(bad_at);
-    return check;
-  }
-  for (char32_t c : *code_points)
-    if (!xml_char(c)) {
-      check.problem = "U+" + std::to_string(static_cast<unsigned>(c)) + " is not an XML 1.0 Char";
-      return check;
-    }
-  std::size_t at = 0;
-  const auto fail = [&](const std::string& what) {
-    if (check.problem.empty()) check.problem = what + " at byte " + std::to_string(at);
-  };
-  const auto name_char = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == ':';
-  };
-  const auto read_name = [&]() {
-    const std::size_t start = at;
-    while (at < xml.size() && name_char(xml[at])) ++at;
-    return xml.substr(start, at - start);
-  };
-  // A reference at xml[at] == '&', appended resolved to out.
-  const auto reference = [&](std::string& out) {
-    const auto end = xml.find(';', at);
-    if (end == std::string::npos) return fail("an unterminated reference"), false;
-    const std::string name = xml.substr(at + 1, end - at - 1);
-    static const std::map<std::string, std::string> kEntities = {
-        {"amp", "&"}, {"lt", "<"}, {"gt", ">"}, {"quot", "\""}, {"apos", "'"}};
-    if (auto it = kEntities.find(name); it != kEntities.end()) {
-      out += it->second;
-    } else if (name.size() > 1 && name[0] == '#') {
-      const bool hex = name[1] == 'x';
-      const std::string digits = name.substr(hex ? 2 : 1);
-      if (digits.empty() || digits.size() > 8 ||
-          digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789") != std::string::npos)
-        return fail("a bad character reference &" + name + ";"), false;
-      const auto code = static_cast<char32_t>(std::stoul(digits, nullptr, hex ? 16 : 10));
-      if (!xml_char(code)) return fail("a reference to a character XML forbids"), false;
-      out += utf8(code);
-    } else {
-      return fail("an unknown entity &" + name + ";"), false;
-    }
-    at = end + 1;
-    return true;
-  };
-  const auto space = [&]() {
-    while (at < xml.size() && (xml[at] == ' ' || xml[at] == '\n' || xml[at] == '\t' || xml[at] == '\r')) ++at;
-  };
-
-  if (xml.rfind("<?xml ", 0) != 0) return fail("no XML declaration"), check;
-  at = xml.find("?>");
-  if (at == std::string::npos) return fail("an unterminated XML declaration"), check;
-  at += 2;
-  std::vector<std::size_t> open;  // indices into check.elements
-  bool had_root = false;
-  while (at < xml.size() && check.problem.empty()) {
-    if (xml[at] == '<') {
-      ++at;
-      if (at < xml.size() && xml[at] == '/') {
-        ++at;
-        const std::string name = read_name();
-        space();
-        if (open.empty() || check.elements[open.back()].name != name)
-          return fail("a stray end tag </" + name + ">"), check;
-        if (at >= xml.size() || xml[at] != '>') return fail("an unterminated end tag"), check;
-        ++at;
-        open.pop_back();
-        continue;
-      }
-      if (open.empty() && had_root) return fail("a second root element"), check;
-      XmlElement element;
-      element.name = read_name();
-      if (element.name.empty()) return fail("'<' that starts no element"), check;
-      while (true) {
-        const std::size_t before = at;
-        space();
-        if (at >= xml.size()) return fail("an unterminated start tag"), check;
-        if (xml.compare(at, 2, "/>") == 0 || xml[at] == '>') break;
-        if (at == before) return fail("no space before an attribute"), check;
-        const std::string key = read_name();
-        if (key.empty() || at >= xml.size() || xml[at] != '=') return fail("a bad attribute"), check;
-        ++at;
-        if (at >= xml.size() || (xml[at] != '"' && xml[at] != '\'')) return fail("an unquoted value"), check;
-        const char quote = xml[at++];
-        std::string value;
-        while (at < xml.size() && xml[at] != quote) {
-          if (xml[at] == '<') return fail("'<' in an attribute value"), check;
-          if (xml[at] == '&') {
-            if (!reference(value)) return check;
-          } else {
-            value += xml[at++];
-          }
-        }
-        if (at >= xml.size()) return fail("an unterminated attribute value"), check;
-        ++at;
-        if (!element.attributes.emplace(key, value).second) return fail("a repeated attribute"), check;
-      }
-      had_root = true;
-      check.elements.push_back(element);
-      if (xml[at] == '>') {
-        open.push_back(check.elements.size() - 1);
-        ++at;
-      } else {
-        at += 2;
-      }
-    } else if (xml[at] == '&') {
-      std::string text;
-      if (!reference(text)) return check;
-      if (open.empty()) return fail("a reference outside the root"), check;
-      check.elements[open.back()].text += text;
-    } else {
-      if (xml.compare(at, 3, "]]>") == 0) return fail("]]> in text"), check;
-      const char c = xml[at];
-      if (open.empty() && c != ' ' && c != '\n' && c != '\t' && c != '\r')
-        return fail("text outside the root"), check;
-      if (!open.empty()) check.elements[open.back()].text += c;
-      ++at;
-    }
-  }
-  if (check.problem.empty() && !open.empty()) fail("unclosed <" + check.elements[open.back()].name + ">");
-  if (check.problem.empty() && !had_root) fail("no root element");
-  return check;
-}
 
 TEST(XmlCheckItself, RejectsWhatIsNotWellFormed) {
   const std::string head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -351,17 +174,6 @@ TEST_F(HostileReport, JunitIsWellFormedXml) {
                               .c_str()),
               0);
   }
-}
-
-// GFM table cells: a '|' not escaped by a backslash ends a cell; a backslash
-// escapes the character after it. The row's own leading '|' opens the first.
-std::size_t cell_count(const std::string& row) {
-  std::size_t cells = 0;
-  for (std::size_t i = 1; i < row.size(); ++i) {
-    if (row[i] == '\\') ++i;
-    else if (row[i] == '|') ++cells;
-  }
-  return cells;
 }
 
 // Finding 15: \r, '|' in topic folder names, NUL, ESC and HTML in messages, and
@@ -526,243 +338,6 @@ TEST(WriteJsonReport, SaysWhyAReportCannotBeWritten) {
     ASSERT_FALSE(full);
     EXPECT_EQ(full.error(), "/dev/full: cannot write: No space left on device");
   }
-}
-
-// ---- the generated phase in each report ----
-
-constexpr std::uint64_t kSeed = 201595584;
-// An adapter command with what each format must escape: a pipe, '<', '>', '&'.
-const std::string kPhaseAdapter = "./impl --x 2>/dev/null | tee <log> & echo";
-const std::string kWrittenFile = "out/generated-failures/kiln-v2-generated-decode-0a1b2c.yaml";
-const std::string kWrittenReplay =
-    "kiln-conformance run --cases out/generated-failures --filter kiln-v2-generated-decode-0a1b2c --adapter '" +
-    kPhaseAdapter + "'";
-
-class GeneratedReport : public ::testing::Test {
- protected:
-  GeneratedReport() {
-    options_.adapter = kPhaseAdapter;
-    options_.cases_dir = "cases";
-    hello_.name = "impl";
-    hello_.version = "2.0";
-    hello_.ops = {"decode", "encode"};
-    hello_.profiles = {"kiln-v2", "hurray-elements"};
-    ExpectedFailures no_list;
-    CaseResult golden;
-    golden.case_id = "kiln-v2-u8";
-    golden.topic = "seed";
-    golden.profile = "kiln-v2";
-    golden.rules = {"TYPE-U8"};
-    golden.expected = "accept";
-    golden.got = "accept";
-    results_.push_back(golden);
-    // As generated.cpp gives them: every check the phase's replay command; a
-    // failure confirmed and written, the file and its own replay.
-    const auto check = [&](const std::string& profile, std::uint64_t number, Status status) {
-      CaseResult result;
-      result.case_id = generated_check_id(profile, kSeed, number);
-      result.topic = std::string(kGeneratedTopic);
-      result.profile = profile;
-      result.expected = "reference accept";
-      result.got = status == Status::kPass ? "accept" : "reject FRAME";
-      result.status = status;
-      result.generated = CaseResult::Generated{
-          kSeed, number, {},
-          "kiln-conformance run --adapter '" + kPhaseAdapter + "' --cases cases --profile " + profile +
-              " --generated " + std::to_string(number) + " --generated-seed " + std::to_string(kSeed)};
-      return result;
-    };
-    results_.push_back(check("kiln-v2", 1, Status::kPass));
-    CaseResult written = check("kiln-v2", 2, Status::kFail);
-    written.generated->file = kWrittenFile;
-    written.generated->replay = kWrittenReplay;
-    results_.push_back(written);
-    results_.push_back(check("hurray-elements", 1, Status::kCrash));  // not reproduced: no file
-    for (CaseResult& result : results_) no_list.record(result);
-    totals_ = {2, 2, 0, 0, 0};
-
-    GeneratedPhase kiln;
-    kiln.profile = "kiln-v2";
-    kiln.seed = kSeed;
-    kiln.planned = kiln.ran = 2;
-    kiln.failed = 1;
-    FuzzFinding finding;
-    finding.signature = "decode: reference accept, adapter reject FRAME";
-    finding.test_case.id = "kiln-v2-generated-decode-0a1b2c";
-    finding.file = kWrittenFile;
-    finding.replay = kWrittenReplay;
-    kiln.findings.push_back(finding);
-    GeneratedPhase hurray;
-    hurray.profile = "hurray-elements";
-    hurray.seed = kSeed;
-    hurray.planned = 5;
-    hurray.ran = 1;
-    hurray.failed = 1;
-    hurray.not_reproduced.push_back({"decode: reference accept, adapter CRASH", "CRASH: signal 11", "accept"});
-    hurray.stopped = "the adapter could not be restarted";
-    phases_ = {kiln, hurray};
-  }
-  ReportContext context() {
-    return ReportContext{options_, hello_, std::string(64, 'a'), 1, results_, totals_,
-                         "NOT CONFORMANT: impl 2.0 has 2 unexpected and 0 expected failure(s)", 2.0,
-                         "2024-01-01T00:00:00Z", phases_};
-  }
-  RunOptions options_;
-  protocol::Hello hello_;
-  std::vector<CaseResult> results_;
-  Totals totals_;
-  std::vector<GeneratedPhase> phases_;
-};
-
-TEST_F(GeneratedReport, JsonCarriesEachPhaseAndEachChecksPlace) {
-  const auto report = nlohmann::json::parse(json_report(context()).dump(1));
-  EXPECT_EQ(report["report_version"], 3);
-  ASSERT_EQ(report["generated"].size(), 2u) << report["generated"].dump(1);
-  const auto& kiln = report["generated"][0];
-  EXPECT_EQ(kiln["profile"], "kiln-v2");
-  EXPECT_EQ(kiln["seed"], kSeed);
-  EXPECT_EQ(kiln["planned"], 2);
-  EXPECT_EQ(kiln["ran"], 2);
-  EXPECT_EQ(kiln["failed"], 1);
-  EXPECT_EQ(kiln["stopped"], "");
-  ASSERT_EQ(kiln["findings"].size(), 1u);
-  EXPECT_EQ(kiln["findings"][0]["file"], kWrittenFile);
-  EXPECT_EQ(kiln["findings"][0]["replay"], kWrittenReplay);
-  EXPECT_EQ(kiln["findings"][0]["signature"], "decode: reference accept, adapter reject FRAME");
-  EXPECT_EQ(kiln["findings"][0]["state_dependent"], false);
-  EXPECT_EQ(kiln["findings"][0]["case"], "kiln-v2-generated-decode-0a1b2c");
-  const auto& hurray = report["generated"][1];
-  EXPECT_EQ(hurray["stopped"], "the adapter could not be restarted");
-  ASSERT_EQ(hurray["not_reproduced"].size(), 1u);
-  EXPECT_EQ(hurray["not_reproduced"][0]["seen"], "CRASH: signal 11");
-  EXPECT_EQ(hurray["not_reproduced"][0]["replayed"], "accept");
-
-  const auto& results = report["results"];
-  ASSERT_EQ(results.size(), 4u);
-  EXPECT_FALSE(results[0].contains("generated"));
-  // A passing check carries what a passing case does, and its place: no replay.
-  std::set<std::string> case_keys, check_keys;
-  for (const auto& [key, value] : results[0].items()) case_keys.insert(key);
-  for (const auto& [key, value] : results[1].items()) check_keys.insert(key);
-  case_keys.insert("generated");
-  EXPECT_EQ(check_keys, case_keys);
-  EXPECT_EQ(results[1]["generated"], (nlohmann::json{{"seed", kSeed}, {"number", 1}}));
-  EXPECT_EQ(results[1]["topic"], "(generated)");
-  // A written failure: its file, and the replay of that file, not a --filter of
-  // its id (which names no case of the set).
-  EXPECT_EQ(results[2]["generated"]["file"], kWrittenFile);
-  EXPECT_EQ(results[2]["generated"]["replay"], kWrittenReplay);
-  EXPECT_EQ(results[2]["replay"], kWrittenReplay);
-  // One that did not reproduce has no file; the phase replays it.
-  EXPECT_FALSE(results[3]["generated"].contains("file"));
-  EXPECT_EQ(results[3]["replay"], results_[3].generated->replay);
-  EXPECT_NE(results[3]["replay"].get<std::string>().find("--generated 1 --generated-seed 201595584"),
-            std::string::npos);
-
-  // No phase: an empty array, which tells it from a report older than the phase.
-  phases_.clear();
-  EXPECT_EQ(json_report(context())["generated"], nlohmann::json::array());
-}
-
-TEST_F(GeneratedReport, StreamedJsonIsTheReport) {
-  ScratchDir scratch;
-  const auto written = write_json_report(context(), scratch / "report.json");
-  ASSERT_TRUE(written) << written.error();
-  EXPECT_EQ(protocol::Json::parse(read_text(scratch / "report.json")), json_report(context()));
-  phases_.clear();
-  const auto rewritten = write_json_report(context(), scratch / "report.json");
-  ASSERT_TRUE(rewritten) << rewritten.error();
-  EXPECT_EQ(protocol::Json::parse(read_text(scratch / "report.json")), json_report(context()));
-}
-
-TEST_F(GeneratedReport, JunitHasASuitePerPhaseWithItsSeedAndCounts) {
-  const std::string xml = junit_report(context());
-  const XmlCheck check = check_xml(xml);
-  ASSERT_EQ(check.problem, "") << xml;
-  // Elements in document order: a property or testcase belongs to the suite before it.
-  std::vector<std::string> suites;
-  std::map<std::string, std::map<std::string, std::string>> properties;
-  std::map<std::string, const XmlElement*> suite_elements, testcases;
-  std::map<std::string, std::string> suite_of, failure_text;
-  std::string last_testcase;
-  for (const XmlElement& element : check.elements) {
-    if (element.name == "testsuite") {
-      suites.push_back(element.attributes.at("name"));
-      suite_elements[suites.back()] = &element;
-    }
-    if (element.name == "property")
-      properties[suites.back()][element.attributes.at("name")] = element.attributes.at("value");
-    if (element.name == "testcase") {
-      last_testcase = element.attributes.at("classname") + " " + element.attributes.at("name");
-      testcases[last_testcase] = &element;
-      suite_of[last_testcase] = suites.back();
-    }
-    if (element.name == "failure" || element.name == "error") failure_text[last_testcase] = element.text;
-  }
-  ASSERT_EQ(suites, (std::vector<std::string>{"kiln-v2 against impl 2.0", "generated kiln-v2 against impl 2.0",
-                                              "generated hurray-elements against impl 2.0"}));
-  EXPECT_EQ(testcases.size(), results_.size());
-  const auto& kiln = properties["generated kiln-v2 against impl 2.0"];
-  EXPECT_EQ(kiln.at("generated_seed"), "201595584");
-  EXPECT_EQ(kiln.at("generated_planned"), "2");
-  EXPECT_EQ(kiln.at("generated_ran"), "2");
-  EXPECT_EQ(kiln.at("generated_failed"), "1");
-  EXPECT_EQ(kiln.at("generated_confirmed"), "1");
-  const auto& hurray = properties["generated hurray-elements against impl 2.0"];
-  EXPECT_EQ(hurray.at("generated_ran"), "1");
-  EXPECT_EQ(hurray.at("generated_planned"), "5");
-  EXPECT_EQ(hurray.at("generated_stopped"), "the adapter could not be restarted");
-  EXPECT_EQ(hurray.at("generated_not_reproduced"), "1");
-  // Each suite counts its own testcases.
-  const XmlElement& kiln_suite = *suite_elements["generated kiln-v2 against impl 2.0"];
-  EXPECT_EQ(kiln_suite.attributes.at("tests"), "2");
-  EXPECT_EQ(kiln_suite.attributes.at("failures"), "1");
-  EXPECT_EQ(suite_elements["kiln-v2 against impl 2.0"]->attributes.at("tests"), "1");
-  EXPECT_EQ(suite_elements["generated hurray-elements against impl 2.0"]->attributes.at("errors"), "1");
-
-  const std::string failing = "generated.kiln-v2 generated-kiln-v2-201595584-000002:decode";
-  ASSERT_TRUE(testcases.count(failing)) << xml;
-  EXPECT_EQ(suite_of[failing], "generated kiln-v2 against impl 2.0");
-  EXPECT_NE(failure_text[failing].find("written as: " + kWrittenFile), std::string::npos) << xml;
-  EXPECT_NE(failure_text[failing].find("replay: " + kWrittenReplay), std::string::npos) << xml;
-  EXPECT_TRUE(testcases.count("generated.kiln-v2 generated-kiln-v2-201595584-000001:decode")) << xml;
-  EXPECT_TRUE(testcases.count("kiln-v2.decode kiln-v2-u8")) << xml;
-  const std::string crashed = "generated.hurray-elements generated-hurray-elements-201595584-000001:decode";
-  EXPECT_NE(failure_text[crashed].find("--generated-seed 201595584"), std::string::npos) << xml;
-}
-
-TEST_F(GeneratedReport, MarkdownHasAGeneratedSectionWithEachWrittenFile) {
-  const std::string md = markdown_report(context());
-  const auto section = md.find("### Generated checks\n");
-  ASSERT_NE(section, std::string::npos) << md;
-  EXPECT_NE(md.find("| kiln-v2 | 201595584 | 2 of 2 | 1 | 1 | 0 |\n", section), std::string::npos) << md;
-  EXPECT_NE(md.find("| hurray-elements | 201595584 | 1 of 5 | 1 | 0 | 1 |\n", section), std::string::npos) << md;
-  EXPECT_NE(md.find("- hurray-elements stopped after 1 of 5 checks: the adapter could not be restarted\n"),
-            std::string::npos)
-      << md;
-  // The written file and its replay, the adapter command escaped as every cell is.
-  const std::string row = "| kiln-v2 | decode | " + kWrittenFile + " | " +
-                          "kiln-conformance run --cases out/generated-failures --filter "
-                          "kiln-v2-generated-decode-0a1b2c --adapter './impl --x 2&gt;/dev/null \\| tee "
-                          "&lt;log&gt; &amp; echo' |\n";
-  EXPECT_NE(md.find(row), std::string::npos) << md;
-  EXPECT_NE(md.find("| hurray-elements | CRASH: signal 11 | accept |\n"), std::string::npos) << md;
-  EXPECT_NE(md.find("| (generated) | 1 | 2 | 0 | 0 |\n"), std::string::npos) << md;
-  // Every table row keeps its header's cells.
-  std::istringstream lines(md);
-  std::size_t columns = 0;
-  for (std::string line; std::getline(lines, line);) {
-    if (line.empty() || line[0] != '|') {
-      columns = 0;
-      continue;
-    }
-    if (columns == 0) columns = cell_count(line);
-    EXPECT_EQ(cell_count(line), columns) << line;
-  }
-
-  phases_.clear();
-  EXPECT_NE(markdown_report(context()).find("### Generated checks\n\nNo generated checks ran.\n"),
-            std::string::npos);
 }
 
 // ---- write_text_file ----
