@@ -6,6 +6,7 @@
 #include "catalogue_parts.hpp"
 #include "kiln/endian.hpp"
 #include "kiln/layout.hpp"
+#include "kiln/utf8.hpp"
 
 namespace kiln::mutants::parts {
 namespace {
@@ -138,6 +139,22 @@ std::vector<Mutant> encoder_mutants() {
     m.reorder = [](BlockDescription& block) {
       std::stable_sort(block.tensors.begin(), block.tensors.end(),
                        [](const auto& a, const auto& b) { return a.name < b.name; });
+    };
+    family.push_back(std::move(m));
+  }
+  {
+    // What an adapter does whose library holds layout names only as text, and
+    // refuses the request as soon as one is not UTF-8: FRAME rules of the names
+    // (empty, not UTF-8, repeated), even of earlier tensors, come first.
+    Mutant m = make("enc-layout-utf8-first", kFamilyEncoder,
+                    "the encoder answers TYPE for a layout name that is not UTF-8 before the "
+                    "FRAME checks of the names");
+    m.refuse_description = [](const BlockDescription& block) -> std::optional<protocol::Reject> {
+      for (const auto& tensor : block.tensors)
+        if (!is_valid_utf8(tensor.layout))
+          return protocol::Reject{ErrorClass::kType, "a layout name is not UTF-8",
+                                  std::string(rule_info(Rule::kTypeOpaqueLayoutUtf8).id), std::nullopt};
+      return std::nullopt;
     };
     family.push_back(std::move(m));
   }

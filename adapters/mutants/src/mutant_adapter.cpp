@@ -75,6 +75,8 @@ protocol::Outcome MutantAdapter::read(std::span<const std::uint8_t> block, bool 
 }
 
 protocol::Outcome MutantAdapter::encode(const BlockDescription& description) {
+  if (mutant_.refuse_description)
+    if (auto reject = mutant_.refuse_description(description)) return std::move(*reject);
   BlockDescription ordered = description;
   if (mutant_.reorder) mutant_.reorder(ordered);
   auto built = kiln::build(ordered);

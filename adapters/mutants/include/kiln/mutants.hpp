@@ -164,6 +164,9 @@ struct Mutant {
   std::function<void(protocol::Reject&, ByteSpan input)> alter_reject;
 
   bool encoder_refuses = true;
+  // Called first in every encode: a check of the description before anything is
+  // built, as an encoder whose API refuses some content up front makes it.
+  std::function<std::optional<protocol::Reject>(const BlockDescription&)> refuse_description;
   std::function<void(BlockDescription&)> reorder;
   std::function<void(Bytes&, const Placement&, const BlockDescription&)> rewrite_encoded;
 
