@@ -145,7 +145,7 @@ bool any_hurray_hook(const HurrayHooks& hooks) {
 bool any_kiln_hook(const Mutant& m) {
   return !m.waived.empty() || m.reshape_input || m.read_frame || m.extra_frame_check ||
          m.extra_type_check || m.alter_accepted || m.alter_reject || !m.encoder_refuses ||
-         m.reorder || m.rewrite_encoded;
+         m.refuse_description || m.reorder || m.rewrite_encoded;
 }
 
 // A Hurray mutant is the reference on kiln-v2 requests, and a Kiln mutant the
