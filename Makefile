@@ -9,18 +9,23 @@ CMAKE_FLAGS ?=
 TARGET ?= fuzz_decode
 SECONDS ?= 600
 
-.PHONY: all deps build run matrix test-browser test test-sanitize test-long fuzz fuzz-ci bench check-big-endian package clean
+.PHONY: all deps configure build run matrix test-browser test test-sanitize test-long fuzz fuzz-ci bench check-big-endian package clean
 
 all: build
 
 deps:
 	@scripts/install-deps
 
-build: deps
+configure: deps
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+
+build: configure
 	@cmake --build $(BUILD) -j$(JOBS)
 
-run: build
+# Only the runner and the reference adapter: a first `make run` does not wait
+# for the tests, fuzzers, benchmarks and mutants (`make test` builds them).
+run: configure
+	@cmake --build $(BUILD) -j$(JOBS) --target kiln-conformance kiln-reference-adapter
 	@scripts/run-suite $(BUILD)
 
 test: build
