@@ -5,7 +5,10 @@ Runs kiln_adapter.py as a process (as the runner does) over: a decode request
 for every golden case's block, an encode request for every tensor list it
 accepted, and the requests of PROTOCOL.md's worked transcript plus broken ones
 (which must get error replies). Every request and every reply must satisfy the
-schema. Needs python3-jsonschema and python3-yaml (scripts/install-deps).
+schema. Then the same again with the adapter asking for 64-bit integers as
+strings (--int64 string): the requests in that form satisfy the schema, every
+64-bit integer of every reply is a string, and the answers are the same.
+Needs python3-jsonschema and python3-yaml (scripts/install-deps).
 
     check_protocol_schema.py SCHEMA CASES_DIR PROTOCOL_MD
 Exit 0 when every line passes, 1 otherwise.
@@ -21,16 +24,26 @@ import yaml
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def exchange(requests):
+def exchange(requests, arguments=()):
     """One adapter process, every request in order; the reply lines."""
     text = "".join(json.dumps(r, separators=(",", ":")) + "\n" if not isinstance(r, str) else r + "\n"
                    for r in requests)
-    done = subprocess.run([sys.executable, str(HERE / "kiln_adapter.py")], input=text.encode(),
+    done = subprocess.run([sys.executable, str(HERE / "kiln_adapter.py"), *arguments], input=text.encode(),
                           capture_output=True, timeout=600, check=True)
     replies = done.stdout.decode("utf-8").splitlines()
     if len(replies) != len(requests):
         raise SystemExit(f"{len(requests)} requests got {len(replies)} replies")
     return [json.loads(line) for line in replies]
+
+
+def in_string_form(reply):
+    """reply with its 64-bit integers (shape dimensions, offset) as decimal strings."""
+    reply = dict(reply)
+    if "tensors" in reply:
+        reply["tensors"] = [dict(t, shape=[str(d) for d in t["shape"]]) for t in reply["tensors"]]
+    if isinstance(reply.get("offset"), int):
+        reply["offset"] = str(reply["offset"])
+    return reply
 
 
 def main() -> int:
@@ -89,6 +102,27 @@ def main() -> int:
             failures += 1
             print(f"{request}: expected an error reply, got {json.dumps(reply)[:200]}")
     total = len(requests) + len(more)
+
+    # --int64 string: the same requests, the 64-bit integers of requests as
+    # strings, and every reply's as strings too (PROTOCOL.md, "64-bit integers").
+    string_encodes = [dict(e, tensors=[dict(t, shape=[str(d) for d in t["shape"]]) for t in e["tensors"]])
+                      for e in encodes]
+    string_replies = exchange(requests + string_encodes, ["--int64", "string"])
+    if string_replies[0].get("int64") != "string":
+        failures += 1
+        print(f"--int64 string: the hello does not ask for strings: {json.dumps(string_replies[0])[:200]}")
+    for request in string_encodes:
+        check(request, f"string-form request {json.dumps(request)[:120]}")
+    number_replies = replies + more_replies[:len(encodes)]
+    for request, reply, number_reply in zip(requests + string_encodes, string_replies, number_replies):
+        what = f"--int64 string: reply to {json.dumps(request)[:120]}"
+        check(reply, what)
+        # The same answer as in numbers, every 64-bit integer a string (hello aside).
+        if request["op"] != "hello" and reply != in_string_form(number_reply):
+            failures += 1
+            print(f"{what}: {json.dumps(reply)[:200]} is not the number form's answer "
+                  f"{json.dumps(number_reply)[:200]} with strings")
+    total += len(string_replies)
     print(f"{total - failures} passed, {failures} failed")
     return 0 if failures == 0 else 1
 

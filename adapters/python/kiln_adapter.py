@@ -11,11 +11,15 @@ and the loop goes on. It offers two profiles: kiln-v2 (whole blocks, kiln.py)
 and hurray-elements (one tensor's element layer, hurray.py), chosen by each
 request's "profile" member (absent: kiln-v2).
 
-    python3 kiln_adapter.py [--hurray-tier2 NAME,NAME,...]
+    python3 kiln_adapter.py [--hurray-tier2 NAME,NAME,...] [--int64 number|string]
 
 --hurray-tier2 narrows the Tier 2 types offered (an empty list offers none),
 so that a runner's handling of partial Tier 2 support can be exercised; by
-default every Tier 2 type is supported.
+default every Tier 2 type is supported. --int64 string makes the hello ask for
+64-bit integers (shape dimensions, offsets) as decimal strings and writes the
+replies' so too, as an adapter whose JSON numbers go through a double would;
+requests are read in either form whatever the option (PROTOCOL.md, "64-bit
+integers").
 """
 
 from __future__ import annotations
@@ -32,12 +36,19 @@ PROTOCOL_VERSION = 1
 PROFILE = "kiln-v2"
 HURRAY_PROFILE = "hurray-elements"
 PROFILES = (PROFILE, HURRAY_PROFILE)
+# The forms of a 64-bit integer on the wire; hello's "int64" names one.
+INT64_NUMBER = "number"
+INT64_STRING = "string"
+INT64_FORMS = (INT64_NUMBER, INT64_STRING)
 
 
-def hello(hurray_tier2=hurray.TIER2_NAMES) -> dict:
-    return {"name": "kiln-python", "version": kiln.__version__, "protocol": PROTOCOL_VERSION,
-            "ops": ["decode", "encode"], "profiles": list(PROFILES),
-            "hurray_tier2": list(hurray_tier2)}
+def hello(hurray_tier2=hurray.TIER2_NAMES, int64=INT64_NUMBER) -> dict:
+    reply = {"name": "kiln-python", "version": kiln.__version__, "protocol": PROTOCOL_VERSION,
+             "ops": ["decode", "encode"], "profiles": list(PROFILES),
+             "hurray_tier2": list(hurray_tier2)}
+    if int64 != INT64_NUMBER:  # absent means numbers
+        reply["int64"] = int64
+    return reply
 
 _HEX = re.compile(r"(?:[0-9a-fA-F]{2})*")
 _NOT_HEX_DIGIT = re.compile(r"[^0-9a-fA-F]")
@@ -87,11 +98,32 @@ def read_hex(obj: dict, key: str, where: str = "") -> bytes:
     return bytes.fromhex(text)
 
 
+# A 64-bit integer's canonical decimal string: ASCII digits (re's [0-9], unlike
+# str.isdigit, takes no other script's digits), no sign, no leading zero.
+_DECIMAL = re.compile(r"0|[1-9][0-9]*")
+
+
+def _check_u64(value, what: str) -> int:
+    """A 64-bit integer member: a JSON number, or its canonical decimal string."""
+    if isinstance(value, str):
+        # Digits are counted before int() converts them: 2^64 - 1 has 20.
+        if not _DECIMAL.fullmatch(value) or len(value) > 20 or int(value) > kiln.U64_MAX:
+            raise BadRequest(f"{what}: expected an integer 0..{kiln.U64_MAX} or its canonical "
+                             f"decimal string, got {json.dumps(value[:64])}")
+        return int(value)
+    return _check_int(value, kiln.U64_MAX, what)
+
+
+def u64_json(value: int, int64: str):
+    """A 64-bit integer in the form the hello named."""
+    return str(value) if int64 == INT64_STRING else value
+
+
 def read_shape(obj: dict, where: str = "") -> tuple:
     shape = _member(obj, "shape", where)
     if not isinstance(shape, list):
         raise BadRequest(f"{where}shape: expected an array of integers")
-    return tuple(_check_int(d, kiln.U64_MAX, f"{where}shape[{i}]") for i, d in enumerate(shape))
+    return tuple(_check_u64(d, f"{where}shape[{i}]") for i, d in enumerate(shape))
 
 
 def read_tensor(obj, where: str) -> kiln.Tensor:
@@ -124,15 +156,16 @@ def _read_layout(obj: dict, where: str):
     return layout or None
 
 
-def tensor_json(tensor: kiln.Tensor) -> dict:
-    return {"name": tensor.name, "dtype": tensor.dtype, "shape": list(tensor.shape),
+def tensor_json(tensor: kiln.Tensor, int64: str = INT64_NUMBER) -> dict:
+    return {"name": tensor.name, "dtype": tensor.dtype,
+            "shape": [u64_json(d, int64) for d in tensor.shape],
             "layout": tensor.layout or None, "block_size": tensor.block_size,
             "payload": tensor.payload.hex()}
 
 
-def reject(error: kiln.KilnError) -> dict:
+def reject(error: kiln.KilnError, int64: str = INT64_NUMBER) -> dict:
     return {"result": "reject", "class": error.error_class, "message": error.message,
-            "rule": error.rule, "offset": error.offset}
+            "rule": error.rule, "offset": u64_json(error.offset, int64)}
 
 
 # ---- Hurray element requests (profile hurray-elements) ----
@@ -161,15 +194,15 @@ def read_elements(request: dict) -> list:
     return elements
 
 
-def hurray_reject(error: hurray.HurrayError) -> dict:
+def hurray_reject(error: hurray.HurrayError, int64: str = INT64_NUMBER) -> dict:
     reply = {"result": "reject", "class": error.error_class, "rule": error.rule,
              "message": error.message}
     if error.offset is not None:
-        reply["offset"] = error.offset
+        reply["offset"] = u64_json(error.offset, int64)
     return reply
 
 
-def answer_hurray(op: str, request: dict, hurray_tier2) -> dict:
+def answer_hurray(op: str, request: dict, hurray_tier2, int64: str = INT64_NUMBER) -> dict:
     # Every member is read before the library runs, so a malformed request is
     # always an error reply, never a rejection.
     tag = read_int(request, "tag", 0xFF)
@@ -180,7 +213,7 @@ def answer_hurray(op: str, request: dict, hurray_tier2) -> dict:
         try:
             decoded = hurray.decode(tag, shape, mode, data, hurray_tier2)
         except hurray.HurrayError as error:
-            return hurray_reject(error)
+            return hurray_reject(error, int64)
         if decoded.opaque:
             return {"result": "opaque"}
         return {"result": "accept", "elements": decoded.elements}
@@ -188,7 +221,7 @@ def answer_hurray(op: str, request: dict, hurray_tier2) -> dict:
     try:
         data = hurray.encode(tag, shape, elements, hurray_tier2)
     except hurray.HurrayError as error:
-        return hurray_reject(error)
+        return hurray_reject(error, int64)
     return {"result": "data", "data": data.hex()}
 
 
@@ -205,7 +238,7 @@ def _read_profile(request: dict) -> str:
     return profile
 
 
-def answer(request, hurray_tier2=hurray.TIER2_NAMES) -> dict:
+def answer(request, hurray_tier2=hurray.TIER2_NAMES, int64=INT64_NUMBER) -> dict:
     if not isinstance(request, dict):
         raise BadRequest("the line is not a JSON object")
     op = _member(request, "op", "")
@@ -214,18 +247,18 @@ def answer(request, hurray_tier2=hurray.TIER2_NAMES) -> dict:
         if type(version) is not int or version != PROTOCOL_VERSION:
             raise BadRequest(f"protocol: this adapter speaks protocol {PROTOCOL_VERSION}, "
                              f"not {json.dumps(version)}")
-        return hello(hurray_tier2)
+        return hello(hurray_tier2, int64)
     if op not in ("decode", "encode"):
         raise BadRequest(f"op: unknown op {json.dumps(op)}; protocol 1 has hello, decode and encode")
     if _read_profile(request) == HURRAY_PROFILE:
-        return answer_hurray(op, request, hurray_tier2)
+        return answer_hurray(op, request, hurray_tier2, int64)
     if op == "decode":
         block = read_hex(request, "block")
         try:
             tensors = kiln.decode(block)
         except kiln.KilnError as error:
-            return reject(error)
-        return {"result": "accept", "tensors": [tensor_json(t) for t in tensors]}
+            return reject(error, int64)
+        return {"result": "accept", "tensors": [tensor_json(t, int64) for t in tensors]}
     descriptions = _member(request, "tensors", "")
     if not isinstance(descriptions, list):
         raise BadRequest("tensors: expected an array of tensor descriptions")
@@ -233,11 +266,11 @@ def answer(request, hurray_tier2=hurray.TIER2_NAMES) -> dict:
     try:
         block = kiln.encode(tensors)
     except kiln.KilnError as error:
-        return reject(error)
+        return reject(error, int64)
     return {"result": "block", "block": block.hex()}
 
 
-def answer_line(line: bytes, hurray_tier2=hurray.TIER2_NAMES) -> dict:
+def answer_line(line: bytes, hurray_tier2=hurray.TIER2_NAMES, int64=INT64_NUMBER) -> dict:
     """The reply to one raw request line; never raises."""
     request = None
     try:
@@ -249,7 +282,7 @@ def answer_line(line: bytes, hurray_tier2=hurray.TIER2_NAMES) -> dict:
             request = json.loads(text)
         except ValueError as error:  # JSONDecodeError, or an integer too long to convert
             raise BadRequest(f"the line is not JSON: {error}") from None
-        reply = answer(request, hurray_tier2)
+        reply = answer(request, hurray_tier2, int64)
     except BadRequest as error:
         reply = {"result": "error", "message": str(error)}
     except Exception as error:  # a bug or out of memory: say so and keep serving
@@ -265,10 +298,11 @@ def answer_line(line: bytes, hurray_tier2=hurray.TIER2_NAMES) -> dict:
     return reply
 
 
-def serve(stdin, stdout, hurray_tier2=hurray.TIER2_NAMES) -> None:
-    """The protocol loop over binary streams: one reply line per request line."""
+def serve(stdin, stdout, hurray_tier2=hurray.TIER2_NAMES, int64=INT64_NUMBER) -> None:
+    """The protocol loop over binary streams: one reply line per request line.
+    int64 is the form of the replies' 64-bit integers, and what hello asks for."""
     for line in stdin:
-        reply = answer_line(line, hurray_tier2)
+        reply = answer_line(line, hurray_tier2, int64)
         # ensure_ascii keeps the line plain ASCII; U+0000 in a name becomes \u0000.
         stdout.write(json.dumps(reply, separators=(",", ":")).encode("ascii") + b"\n")
         stdout.flush()
@@ -288,6 +322,9 @@ if __name__ == "__main__":
     parser.add_argument("--hurray-tier2", type=_tier2_names, default=hurray.TIER2_NAMES,
                         metavar="NAMES", help="comma-separated Tier 2 types to support "
                         "(default: all; empty: none)")
+    parser.add_argument("--int64", choices=INT64_FORMS, default=INT64_NUMBER,
+                        help="the form of 64-bit integers hello asks for and replies use "
+                        "(default: number)")
     arguments = parser.parse_args()
-    serve(sys.stdin.buffer, sys.stdout.buffer, arguments.hurray_tier2)
+    serve(sys.stdin.buffer, sys.stdout.buffer, arguments.hurray_tier2, arguments.int64)
     sys.exit(0)

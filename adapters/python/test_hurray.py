@@ -434,11 +434,11 @@ class AgainstHurrayMd(unittest.TestCase):
 
 
 class Adapter(unittest.TestCase):
-    def exchange(self, *requests, hurray_tier2=hurray.TIER2_NAMES):
+    def exchange(self, *requests, hurray_tier2=hurray.TIER2_NAMES, int64=kiln_adapter.INT64_NUMBER):
         stdin = io.BytesIO(b"".join(
             (r if isinstance(r, bytes) else json.dumps(r).encode()) + b"\n" for r in requests))
         stdout = io.BytesIO()
-        kiln_adapter.serve(stdin, stdout, hurray_tier2)
+        kiln_adapter.serve(stdin, stdout, hurray_tier2, int64)
         lines = stdout.getvalue().splitlines()
         self.assertEqual(len(lines), len(requests))
         return [json.loads(line) for line in lines]
@@ -558,6 +558,26 @@ class Adapter(unittest.TestCase):
                 self.assertEqual(reply["result"], "error", reply)
                 self.assertIsInstance(reply["message"], str)
         self.assertEqual(replies[-1]["name"], "kiln-python")
+
+    def test_shapes_may_come_as_strings_and_the_string_form_writes_offsets_so(self):
+        by_number, by_string, bad, tag_string, short = self.exchange(
+            self.decode(0x49, [2, 3], "c503c5"),
+            self.decode(0x49, ["2", "3"], "c503c5"),
+            self.encode(0x49, ["01"], ["5"]),
+            self.decode("73", [1], "05"),
+            self.decode(0x49, [2**64 - 1], "00"),
+            int64=kiln_adapter.INT64_STRING)
+        self.assertEqual(by_string, by_number)
+        self.assertEqual(by_string["result"], "accept")
+        self.assertEqual(bad["result"], "error")
+        self.assertTrue(bad["message"].startswith("shape[0]:"), bad)
+        self.assertEqual(tag_string["result"], "error")  # 8 bits: a number only
+        self.assertTrue(tag_string["message"].startswith("tag:"), tag_string)
+        self.assertEqual(short["result"], "reject")
+        if "offset" in short:
+            self.assertIsInstance(short["offset"], str)
+        [reject] = self.exchange(self.decode(0x49, [3], "c5f3"), int64=kiln_adapter.INT64_STRING)
+        self.assertEqual((reject["rule"], reject["offset"]), ("HURRAY-PAD-4BIT", "1"))
 
     def test_error_messages_name_the_member(self):
         tag_reply, element_reply, mode_reply = self.exchange(

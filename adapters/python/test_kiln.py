@@ -216,11 +216,11 @@ class RoundTrips(unittest.TestCase):
 
 
 class Adapter(unittest.TestCase):
-    def exchange(self, *requests):
+    def exchange(self, *requests, int64=kiln_adapter.INT64_NUMBER):
         stdin = io.BytesIO(b"".join(
             (r if isinstance(r, bytes) else json.dumps(r).encode()) + b"\n" for r in requests))
         stdout = io.BytesIO()
-        kiln_adapter.serve(stdin, stdout)
+        kiln_adapter.serve(stdin, stdout, int64=int64)
         lines = stdout.getvalue().splitlines()
         self.assertEqual(len(lines), len(requests))
         return [json.loads(line) for line in lines]
@@ -230,6 +230,7 @@ class Adapter(unittest.TestCase):
         self.assertEqual(reply["name"], "kiln-python")
         self.assertEqual(reply["ops"], ["decode", "encode"])
         self.assertEqual(reply["profiles"], ["kiln-v2", "hurray-elements"])
+        self.assertNotIn("int64", reply)  # absent: numbers
 
     def test_decode_and_encode_the_transcript(self):
         described = {"name": "x", "dtype": 17, "shape": [3], "layout": None, "block_size": 0,
@@ -250,6 +251,50 @@ class Adapter(unittest.TestCase):
         [decoded] = self.exchange({"op": "decode", "block": encoded["block"]})
         self.assertEqual(decoded["tensors"], [huge])
         self.assertIs(type(decoded["tensors"][0]["shape"][0]), int)
+
+    def test_dimensions_may_come_as_canonical_decimal_strings(self):
+        huge = {"name": "x", "dtype": 4096, "shape": [kiln.U64_MAX, 0, 2**53 + 1],
+                "layout": "q", "block_size": 1, "payload": ""}
+        as_strings = dict(huge, shape=[str(d) for d in huge["shape"]])
+        by_number, by_string = self.exchange({"op": "encode", "tensors": [huge]},
+                                             {"op": "encode", "tensors": [as_strings]})
+        self.assertEqual(by_string, by_number)
+        self.assertEqual(by_string["result"], "block")
+
+    def test_non_canonical_strings_are_errors_naming_the_member(self):
+        good = {"name": "x", "dtype": 9, "shape": [1], "layout": None, "block_size": 0, "payload": "01"}
+        bad = ["+1", "01", "00", "1e3", " 1", "1 ", "", "-0", "0x1", "1.0", "\u0661",
+               "18446744073709551616", "9" * 5000]
+        replies = self.exchange(*({"op": "encode", "tensors": [dict(good, shape=[1, text])]}
+                                  for text in bad))
+        for text, reply in zip(bad, replies):
+            with self.subTest(text=text):
+                self.assertEqual(reply["result"], "error")
+                self.assertTrue(reply["message"].startswith("tensors[0].shape[1]:"), reply)
+                self.assertLess(len(reply["message"]), 200)
+        # Members of 32 bits or fewer are numbers only.
+        for member in ("dtype", "block_size"):
+            [reply] = self.exchange({"op": "encode", "tensors": [dict(good, **{member: "1"})]})
+            self.assertEqual(reply["result"], "error")
+            self.assertTrue(reply["message"].startswith(f"tensors[0].{member}:"), reply)
+        [reply] = self.exchange({"op": "hello", "protocol": "1"})
+        self.assertEqual(reply["result"], "error")
+
+    def test_the_string_form_asks_for_and_writes_strings(self):
+        described = {"name": "x", "dtype": 17, "shape": ["3"], "layout": None, "block_size": 0,
+                     "payload": "2103"}
+        hello, accept, reject, block = self.exchange(
+            {"op": "hello", "protocol": 1},
+            {"op": "decode", "block": U4_BLOCK.hex()},
+            {"op": "decode", "block": patched(U4_BLOCK, 129, b"\x13").hex()},
+            {"op": "encode", "tensors": [dict(described, shape=[3])]},
+            int64=kiln_adapter.INT64_STRING)
+        self.assertEqual(hello["int64"], "string")
+        self.assertEqual(accept["tensors"], [described])
+        self.assertEqual((reject["rule"], reject["offset"]), ("TYPE-HIGH-NIBBLE", "129"))
+        self.assertEqual(block, {"result": "block", "block": U4_BLOCK.hex()})
+        # Fields of 32 bits or fewer stay numbers.
+        self.assertEqual((accept["tensors"][0]["dtype"], accept["tensors"][0]["block_size"]), (17, 0))
 
     def test_names_that_are_not_utf8_come_as_hex_and_are_refused(self):
         base = {"dtype": 4096, "shape": [1], "block_size": 1, "payload": "01"}
@@ -291,7 +336,7 @@ class Adapter(unittest.TestCase):
             {"op": "decode", "profile": "hurray", "block": ""},
             {"op": "hello", "protocol": 2},
             {"op": "encode", "tensors": [dict(good, shape=[3.0])]},
-            {"op": "encode", "tensors": [dict(good, shape=["3"])]},
+            {"op": "encode", "tensors": [dict(good, shape=["03"])]},
             {"op": "encode", "tensors": [dict(good, shape=[2**64])]},
             {"op": "encode", "tensors": [dict(good, dtype=-1)]},
             {"op": "encode", "tensors": [dict(good, dtype=True)]},
@@ -313,6 +358,18 @@ class Adapter(unittest.TestCase):
         hello, reject = [json.loads(line) for line in run.stdout.splitlines()]
         self.assertEqual(hello["name"], "kiln-python")
         self.assertEqual((reject["class"], reject["rule"]), ("FRAME", "FRAME-TRUNCATED"))
+
+    def test_the_process_takes_the_int64_form(self):
+        run = subprocess.run([sys.executable, os.path.join(HERE, "kiln_adapter.py"), "--int64", "string"],
+                             input=b'{"op":"hello","protocol":1}\n{"op":"decode","block":""}',
+                             capture_output=True, timeout=60)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        hello, reject = [json.loads(line) for line in run.stdout.splitlines()]
+        self.assertEqual(hello["int64"], "string")
+        self.assertEqual(reject["offset"], "0")
+        wrong = subprocess.run([sys.executable, os.path.join(HERE, "kiln_adapter.py"), "--int64", "bits"],
+                               input=b"", capture_output=True, timeout=60)
+        self.assertEqual(wrong.returncode, 2)
 
 
 def load_tests(loader, tests, ignore):

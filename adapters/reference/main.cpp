@@ -10,10 +10,14 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: kiln-reference-adapter [--help] [--version]\n"
+    "usage: kiln-reference-adapter [--help] [--version] [--int64 number|string]\n"
     "\n"
     "Answers Kiln adapter protocol 1 on stdin/stdout: one JSON request per line,\n"
-    "one JSON reply per line, until end of input. See protocol/PROTOCOL.md.\n";
+    "one JSON reply per line, until end of input. See protocol/PROTOCOL.md.\n"
+    "\n"
+    "  --int64 string  say \"int64\": \"string\" in hello, so that the runner sends\n"
+    "                  64-bit integers as decimal strings, and write replies' so too\n"
+    "                  (default: number)\n";
 
 // Every write is checked: output that did not arrive must not end in status 0.
 int flushed_stdout_status() {
@@ -29,20 +33,35 @@ int main(int argc, char** argv) {
   // A reader that went away is a failed write (status 1, said on stderr), not a
   // death by SIGPIPE that looks like a crash.
   std::signal(SIGPIPE, SIG_IGN);
-  kiln::protocol::ReferenceAdapter adapter;
+  bool show_version = false;
+  auto int64 = kiln::protocol::Int64Form::kNumber;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
       std::cout << kUsage;
       return flushed_stdout_status();
     }
     if (std::strcmp(argv[i], "--version") == 0) {
-      const auto hello = adapter.hello();
-      std::cout << hello.name << ' ' << hello.version << " (protocol " << hello.protocol
-                << ")\n";
-      return flushed_stdout_status();
+      show_version = true;
+      continue;
+    }
+    if (std::strcmp(argv[i], "--int64") == 0 && i + 1 < argc) {
+      const auto form = kiln::protocol::int64_form_from_string(argv[++i]);
+      if (form) {
+        int64 = *form;
+        continue;
+      }
+      std::cerr << "kiln-reference-adapter: --int64 takes number or string, not '" << argv[i]
+                << "'\n" << kUsage;
+      return 2;
     }
     std::cerr << "kiln-reference-adapter: unknown argument '" << argv[i] << "'\n" << kUsage;
     return 2;
+  }
+  kiln::protocol::ReferenceAdapter adapter(int64);
+  if (show_version) {
+    const auto hello = adapter.hello();
+    std::cout << hello.name << ' ' << hello.version << " (protocol " << hello.protocol << ")\n";
+    return flushed_stdout_status();
   }
   // Blocks arrive as lines of tens of MiB: unsynchronised streams read them fast.
   std::ios::sync_with_stdio(false);

@@ -135,6 +135,38 @@ TEST(ReferenceAdapterProcess, Flags) {
   const ProcessResult unknown = run_adapter("--bogus", kDecodeU4);
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(unknown.out, "");
+  for (const char* bad : {"--int64 bits", "--int64"}) {
+    const ProcessResult refused = run_adapter(bad, kDecodeU4);
+    EXPECT_EQ(refused.exit_code, 2) << bad;
+    EXPECT_EQ(refused.out, "") << bad;
+  }
+}
+
+// --int64 string: the hello asks for strings, and replies write them; requests
+// are read in either form.
+TEST(ReferenceAdapterProcess, Int64StringAsksForStringsAndWritesThem) {
+  const std::string encode_strings = R"({"op":"encode","tensors":[{"name":"x","dtype":17,"shape":["3"],)"
+                                     R"("layout":null,"block_size":0,"payload":"2103"}]})";
+  const ProcessResult run = run_adapter("--int64 string", R"({"op":"hello","protocol":1})" "\n" + kDecodeU4 +
+                                                              "\n" + encode_strings + "\n" +
+                                                              R"({"op":"decode","block":""})" "\n");
+  EXPECT_EQ(run.exit_code, 0);
+  const auto replies = lines_of(run.out);
+  ASSERT_EQ(replies.size(), 4u) << run.out;
+  auto hello = parse_hello_reply(replies[0]);
+  ASSERT_TRUE(hello.ok()) << hello.error();
+  EXPECT_EQ(hello.value().int64, Int64Form::kString);
+  EXPECT_NE(replies[1].find(R"("shape":["3"])"), std::string::npos) << replies[1];
+  EXPECT_EQ(replies[2], R"({"result":"block","block":")" + kU4Hex + "\"}");
+  EXPECT_NE(replies[3].find(R"("offset":"0")"), std::string::npos) << replies[3];
+  // The default, and --int64 number, ask for nothing: the hello is as before.
+  for (const char* numbers : {"", "--int64 number"}) {
+    const ProcessResult plain = run_adapter(numbers, R"({"op":"hello","protocol":1})" "\n" + kDecodeU4 + "\n");
+    const auto lines = lines_of(plain.out);
+    ASSERT_EQ(lines.size(), 2u) << numbers;
+    EXPECT_EQ(lines[0].find("int64"), std::string::npos) << lines[0];
+    EXPECT_EQ(lines[1], kAcceptU4) << numbers;
+  }
 }
 
 }  // namespace

@@ -36,9 +36,10 @@ std::string hex_problem(std::string_view text, const HexError& problem) {
   return "'" + std::string(text.substr(problem.position, length)) + "' is not a hex digit";
 }
 
-std::optional<std::string> unsigned_error(const Json& value, std::string_view field,
-                                          std::uint64_t max) {
-  std::string range = "must be an integer from 0 to " + std::to_string(max);
+// What is wrong with value as a JSON number 0..max, named by field; range
+// says what the field must be.
+std::optional<std::string> number_error(const Json& value, std::string_view field,
+                                        std::uint64_t max, const std::string& range) {
   if (value.is_number_unsigned()) {
     if (value.get<std::uint64_t>() <= max) return std::nullopt;
     return std::string(field) + ": " + range + ", got " + value.dump();
@@ -49,6 +50,29 @@ std::optional<std::string> unsigned_error(const Json& value, std::string_view fi
   if (value.is_number_float() && value.get<double>() >= 18446744073709551616.0)
     return std::string(field) + ": " + range + ", got a number above 2^64 - 1";
   return std::string(field) + ": " + range + ", got " + describe_json_value(value);
+}
+
+// A field of at most 32 bits (or a counter: protocol, id) is a JSON number only.
+std::optional<std::string> unsigned_error(const Json& value, std::string_view field,
+                                          std::uint64_t max) {
+  return number_error(value, field, max, "must be an integer from 0 to " + std::to_string(max));
+}
+
+// Why text is not a canonical decimal string of a value up to 2^64 - 1, or
+// nullopt with value set: the one reader of the string form.
+std::optional<std::string_view> decimal_problem(std::string_view text, std::uint64_t& value) noexcept {
+  if (text.empty()) return "is empty";
+  // By byte value: std::isdigit follows the locale.
+  if (std::any_of(text.begin(), text.end(), [](char c) { return c < '0' || c > '9'; }))
+    return "holds a character other than the digits 0 to 9";
+  if (text.size() > 1 && text[0] == '0') return "has a leading zero";
+  value = 0;
+  for (const char c : text) {
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (value > (kMaxU64 - digit) / 10) return "is above 2^64 - 1";
+    value = value * 10 + digit;
+  }
+  return std::nullopt;
 }
 
 // Reads the fields of one JSON object, keeping only the first problem so that a
@@ -95,6 +119,18 @@ class FieldReader {
       return std::nullopt;
     }
     return value->get<std::uint64_t>();
+  }
+
+  // A 64-bit field: a number or its canonical decimal string.
+  std::optional<std::uint64_t> uint64(const char* key, bool is_required = true) {
+    const Json* value = is_required ? required(key) : optional(key);
+    if (!value) return std::nullopt;
+    auto parsed = uint64_from_json(*value, path(key));
+    if (!parsed) {
+      fail(std::move(parsed).error());
+      return std::nullopt;
+    }
+    return parsed.value();
   }
 
   std::optional<std::vector<std::uint8_t>> hex(const char* key) {
@@ -382,17 +418,86 @@ std::string describe_json_value(const Json& value) {
   return (value.is_string() ? "a " : "an ") + std::string(json_kind(value));
 }
 
+namespace {
+
+// A shape of either profile: an array of 64-bit integers (bounded by the line
+// it came in).
+std::optional<std::vector<std::uint64_t>> shape_field(FieldReader& reader, const char* key) {
+  const Json* shape = reader.required(key);
+  if (!shape) return std::nullopt;
+  if (!shape->is_array()) {
+    reader.fail(reader.path(key) + ": must be an array of integers, got " + describe_json_value(*shape));
+    return std::nullopt;
+  }
+  std::vector<std::uint64_t> dimensions;
+  dimensions.reserve(shape->size());
+  for (std::size_t axis = 0; axis < shape->size(); ++axis) {
+    auto dimension = uint64_from_json((*shape)[axis], indexed(reader.path(key), axis));
+    if (!dimension) {
+      reader.fail(std::move(dimension).error());
+      return std::nullopt;
+    }
+    dimensions.push_back(dimension.value());
+  }
+  return dimensions;
+}
+
+Json shape_to_json(const std::vector<std::uint64_t>& shape, Int64Form form) {
+  Json json = Json::array();
+  for (const std::uint64_t dimension : shape) json.push_back(uint64_to_json(dimension, form));
+  return json;
+}
+
+}  // namespace
+
+// ---- 64-bit integers ----
+
+std::string_view to_string(Int64Form form) noexcept {
+  return form == Int64Form::kString ? "string" : "number";
+}
+
+std::optional<Int64Form> int64_form_from_string(std::string_view text) noexcept {
+  if (text == "number") return Int64Form::kNumber;
+  if (text == "string") return Int64Form::kString;
+  return std::nullopt;
+}
+
+Json uint64_to_json(std::uint64_t value, Int64Form form) {
+  if (form == Int64Form::kString) return Json(std::to_string(value));
+  return Json(value);
+}
+
+std::optional<std::uint64_t> uint64_from_decimal(std::string_view text) noexcept {
+  std::uint64_t value = 0;
+  if (decimal_problem(text, value)) return std::nullopt;
+  return value;
+}
+
+Checked<std::uint64_t> uint64_from_json(const Json& value, std::string_view field) {
+  const std::string range = "must be an integer from 0 to " + std::to_string(kMaxU64) +
+                            ", as a number or a decimal string";
+  if (value.is_string()) {
+    const std::string& text = value.get_ref<const std::string&>();
+    std::uint64_t parsed = 0;
+    if (auto problem = decimal_problem(text, parsed))
+      return Failure(std::string(field) + ": " + range + ", got the string " + quoted_excerpt(text) +
+                     ", which " + std::string(*problem));
+    return parsed;
+  }
+  if (auto problem = number_error(value, field, kMaxU64, range)) return Failure(std::move(*problem));
+  return value.get<std::uint64_t>();
+}
+
 // ---- Tensor descriptions ----
 
-Json tensor_to_json(const TensorDescription& tensor) {
+Json tensor_to_json(const TensorDescription& tensor, Int64Form form) {
   Json json;
   // JSON strings carry only UTF-8: bytes that are not (an encoder must refuse
   // them) travel as hex, so every description the cases hold can be sent.
   if (is_valid_utf8(tensor.name)) json["name"] = tensor.name;
   else json["name_hex"] = to_hex(as_bytes(tensor.name));
   json["dtype"] = tensor.dtype;
-  json["shape"] = Json::array();
-  for (const std::uint64_t dimension : tensor.shape) json["shape"].push_back(dimension);
+  json["shape"] = shape_to_json(tensor.shape, form);
   if (is_valid_utf8(tensor.layout))
     json["layout"] = tensor.layout.empty() ? Json(nullptr) : Json(tensor.layout);
   else
@@ -415,22 +520,7 @@ Checked<TensorDescription> tensor_from_json(const Json& json, std::string_view w
   }
   if (auto dtype = reader.unsigned_integer("dtype", kMaxU16))
     tensor.dtype = static_cast<std::uint16_t>(*dtype);
-  if (const Json* shape = reader.required("shape")) {
-    if (!shape->is_array()) {
-      reader.fail(reader.path("shape") + ": must be an array of integers, got " +
-                  describe_json_value(*shape));
-    } else {
-      tensor.shape.reserve(shape->size());
-      for (std::size_t axis = 0; axis < shape->size(); ++axis) {
-        const Json& dimension = (*shape)[axis];
-        if (auto problem = unsigned_error(dimension, indexed(reader.path("shape"), axis), kMaxU64)) {
-          reader.fail(std::move(*problem));
-          break;
-        }
-        tensor.shape.push_back(dimension.get<std::uint64_t>());
-      }
-    }
-  }
+  if (auto shape = shape_field(reader, "shape")) tensor.shape = std::move(*shape);
   if (reader.optional("layout_hex") && !reader.optional("layout")) {
     if (auto bytes = reader.hex("layout_hex")) tensor.layout.assign(bytes->begin(), bytes->end());
   } else if (const Json* layout = reader.required("layout")) {
@@ -446,9 +536,9 @@ Checked<TensorDescription> tensor_from_json(const Json& json, std::string_view w
   return tensor;
 }
 
-Json tensors_to_json(const BlockDescription& description) {
+Json tensors_to_json(const BlockDescription& description, Int64Form form) {
   Json json = Json::array();
-  for (const auto& tensor : description.tensors) json.push_back(tensor_to_json(tensor));
+  for (const auto& tensor : description.tensors) json.push_back(tensor_to_json(tensor, form));
   return json;
 }
 
@@ -469,26 +559,6 @@ Checked<BlockDescription> tensors_from_json(const Json& json, std::string_view w
 // ---- Requests ----
 
 namespace {
-
-// A shape: an array of integers 0..2^64-1 (bounded by the line it came in).
-std::optional<std::vector<std::uint64_t>> shape_field(FieldReader& reader, const char* key) {
-  const Json* shape = reader.required(key);
-  if (!shape) return std::nullopt;
-  if (!shape->is_array()) {
-    reader.fail(reader.path(key) + ": must be an array of integers, got " + describe_json_value(*shape));
-    return std::nullopt;
-  }
-  std::vector<std::uint64_t> dimensions;
-  dimensions.reserve(shape->size());
-  for (std::size_t axis = 0; axis < shape->size(); ++axis) {
-    if (auto problem = unsigned_error((*shape)[axis], indexed(reader.path(key), axis), kMaxU64)) {
-      reader.fail(std::move(*problem));
-      return std::nullopt;
-    }
-    dimensions.push_back((*shape)[axis].get<std::uint64_t>());
-  }
-  return dimensions;
-}
 
 // Element bit patterns as hex strings; one that is not hex is the caller's
 // error. Each is read once and handed to keep(text, value): a request keeps
@@ -542,7 +612,7 @@ Checked<Request> elements_request_from_json(FieldReader& reader, Op op, std::str
 
 }  // namespace
 
-Json request_to_json(const Request& request) {
+Json request_to_json(const Request& request, Int64Form form) {
   Json json;
   json["op"] = to_string(op_of(request));
   std::visit(
@@ -555,7 +625,7 @@ Json request_to_json(const Request& request) {
           json["profile"] = kProfileHurrayElements;
           if (!message.case_id.empty()) json["case"] = message.case_id;
           json["tag"] = message.tag;
-          json["shape"] = message.shape;
+          json["shape"] = shape_to_json(message.shape, form);
           if constexpr (std::is_same_v<T, ElementsDecodeRequest>) {
             json["mode"] = hurray::to_string(message.mode);
             json["data"] = to_hex(message.data);
@@ -568,7 +638,7 @@ Json request_to_json(const Request& request) {
           if constexpr (std::is_same_v<T, DecodeRequest>)
             json["block"] = to_hex(message.block);
           else
-            json["tensors"] = tensors_to_json(message.description);
+            json["tensors"] = tensors_to_json(message.description, form);
         }
       },
       request);
@@ -618,6 +688,7 @@ Json hello_to_json(const Hello& hello) {
   json["ops"] = hello.ops;
   json["profiles"] = hello.profiles;
   if (!hello.hurray_tier2.empty()) json["hurray_tier2"] = hello.hurray_tier2;
+  if (hello.int64 != Int64Form::kNumber) json["int64"] = to_string(hello.int64);
   return json;
 }
 
@@ -655,24 +726,29 @@ Checked<Hello> hello_from_json(const Json& json) {
     }
     hello.hurray_tier2 = std::move(*tier2);
   }
+  // A form the runner does not know would send requests the adapter cannot read.
+  if (auto int64 = reader.string("int64", false)) {
+    if (auto form = int64_form_from_string(*int64)) hello.int64 = *form;
+    else reader.fail("int64: must be \"number\" or \"string\", got " + quoted_excerpt(*int64));
+  }
   if (reader.failed()) return Failure(reader.error());
   return hello;
 }
 
-Json outcome_to_json(const Outcome& outcome) {
+Json outcome_to_json(const Outcome& outcome, Int64Form form) {
   Json json;
   std::visit(
       [&](const auto& reply) {
         using T = std::decay_t<decltype(reply)>;
         if constexpr (std::is_same_v<T, Accept>) {
           json["result"] = "accept";
-          json["tensors"] = tensors_to_json(reply.description);
+          json["tensors"] = tensors_to_json(reply.description, form);
         } else if constexpr (std::is_same_v<T, Reject>) {
           json["result"] = "reject";
           json["class"] = to_string(reply.error_class);
           json["message"] = reply.message;
           if (reply.rule) json["rule"] = *reply.rule;
-          if (reply.offset) json["offset"] = *reply.offset;
+          if (reply.offset) json["offset"] = uint64_to_json(*reply.offset, form);
         } else if constexpr (std::is_same_v<T, EncodedBlock>) {
           json["result"] = "block";
           json["block"] = to_hex(reply.bytes);
@@ -690,7 +766,7 @@ Json outcome_to_json(const Outcome& outcome) {
           json["class"] = hurray::to_string(reply.error_class);
           json["message"] = reply.message;
           if (reply.rule) json["rule"] = *reply.rule;
-          if (reply.offset) json["offset"] = *reply.offset;
+          if (reply.offset) json["offset"] = uint64_to_json(*reply.offset, form);
         } else if constexpr (std::is_same_v<T, ElementData>) {
           json["result"] = "data";
           json["data"] = to_hex(reply.bytes);
@@ -729,7 +805,7 @@ Checked<Outcome> elements_outcome_from_json(FieldReader& reader, const std::stri
     }
     reject.message = bounded_message(reader.string("message", false).value_or(""));
     if (auto rule = reader.string("rule", false)) reject.rule = bounded_message(*rule, kMaxNameBytes);
-    reject.offset = reader.unsigned_integer("offset", kMaxU64, false);
+    reject.offset = reader.uint64("offset", false);
     if (reader.failed()) return Failure(reader.error());
     return Outcome{std::move(reject)};
   }
@@ -815,7 +891,7 @@ Checked<Outcome> outcome_from_json(const Json& json, Op answered, std::string_vi
     reject.message = bounded_message(reader.string("message", false).value_or(""));
     if (auto rule = reader.string("rule", false))
       reject.rule = bounded_message(*rule, kMaxNameBytes);
-    reject.offset = reader.unsigned_integer("offset", kMaxU64, false);
+    reject.offset = reader.uint64("offset", false);
     if (reader.failed()) return Failure(reader.error());
     return Outcome{std::move(reject)};
   }

@@ -10,6 +10,7 @@ Hello ReferenceAdapter::hello() {
   hello.version = KILN_PROJECT_VERSION;
   hello.profiles = {std::string(kProfileKilnV2), std::string(kProfileHurrayElements)};
   hello.hurray_tier2 = all_tier2_names();
+  hello.int64 = int64_;
   return hello;
 }
 

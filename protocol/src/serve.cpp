@@ -53,7 +53,9 @@ Checked<Json> reply_to(Adapter& adapter, const Hello& offered, const Request& re
     return Failure("adapter bug: its " + std::string(to_string(op)) +
                    " produced a result that does not answer a " + std::string(profile) +
                    " " + std::string(to_string(op)));
-  return outcome_to_json(outcome);
+  // Replies in the form the hello promised: a client that asked for strings
+  // may read numbers through a double too.
+  return outcome_to_json(outcome, offered.int64);
 }
 
 }  // namespace

@@ -157,16 +157,20 @@ INSTANTIATE_TEST_SUITE_P(
         BadField{R"("shape":[3])", R"("shape":3)",
                  "tensors[4].shape: must be an array of integers, got 3"},
         BadField{R"("shape":[3])", R"("shape":[3,-2])",
-                 "tensors[4].shape[1]: must be an integer from 0 to 18446744073709551615, got "
+                 "tensors[4].shape[1]: must be an integer from 0 to 18446744073709551615, "
+                 "as a number or a decimal string, got "
                  "the negative -2"},
         BadField{R"("shape":[3])", R"("shape":[1e3])",
-                 "tensors[4].shape[0]: must be an integer from 0 to 18446744073709551615, got "
+                 "tensors[4].shape[0]: must be an integer from 0 to 18446744073709551615, "
+                 "as a number or a decimal string, got "
                  "1000.0"},
         BadField{R"("shape":[3])", R"("shape":[18446744073709551616])",
-                 "tensors[4].shape[0]: must be an integer from 0 to 18446744073709551615, got "
+                 "tensors[4].shape[0]: must be an integer from 0 to 18446744073709551615, "
+                 "as a number or a decimal string, got "
                  "a number above 2^64 - 1"},
         BadField{R"("shape":[3])", R"("shape":[[3]])",
-                 "tensors[4].shape[0]: must be an integer from 0 to 18446744073709551615, got "
+                 "tensors[4].shape[0]: must be an integer from 0 to 18446744073709551615, "
+                 "as a number or a decimal string, got "
                  "an array"},
         BadField{R"("layout":null)", "", "tensors[4].layout: required field is missing"},
         BadField{R"("layout":null)", R"("layout":false)",
@@ -365,7 +369,8 @@ TEST(OutcomeJson, RejectsRepliesThatDoNotAnswerTheOp) {
        "class: must be \"FRAME\" or \"TYPE\", got \"frame\""},
       {R"({"result":"reject","message":"m"})", Op::kDecode, "class: required field is missing"},
       {R"({"result":"reject","class":"TYPE","offset":-1})", Op::kDecode,
-       "offset: must be an integer from 0 to 18446744073709551615, got the negative -1"},
+       "offset: must be an integer from 0 to 18446744073709551615, as a number or a decimal string, "
+       "got the negative -1"},
       {R"({"result":"maybe"})", Op::kDecode,
        "result: unknown result \"maybe\"; expected accept, reject, block or error"},
       {R"({"tensors":[]})", Op::kDecode, "result: required field is missing"},

@@ -75,16 +75,19 @@ TEST_F(ProtocolSchema, EveryRequestTheRunnerWritesSatisfiesIt) {
       DecodeRequest{"kiln-v2-u4", std::string(kProfileKilnV2), from_hex(testing::kU4Hex).value()},
       DecodeRequest{"", std::string(kProfileKilnV2), {}},
       EncodeRequest{"kiln-v2-u4", std::string(kProfileKilnV2), description},
+      // valijson reads a number as int64_t (2^64 - 1 as -1): 2^53 + 1 stands for a big one.
+      ElementsDecodeRequest{"h", 73, {3, 9007199254740993u}, hurray::Mode::kStrict, {0xc5}},
+      ElementsEncodeRequest{"h", 73, {0}, {"5"}},
   };
   for (const Request& request : requests) {
-    const std::string line = to_line(request_to_json(request)).value();
-    EXPECT_EQ(problems(line), "") << line;
+    for (const Int64Form form : {Int64Form::kNumber, Int64Form::kString}) {
+      const std::string line = to_line(request_to_json(request, form)).value();
+      EXPECT_EQ(problems(line), "") << line;
+    }
   }
 }
 
 TEST_F(ProtocolSchema, EveryReplyTheReferenceAdapterWritesSatisfiesIt) {
-  ReferenceAdapter adapter;
-  const Hello offered = adapter.hello();
   const std::vector<std::string> requests = {
       R"({"op":"hello","protocol":1})",
       R"({"op":"hello","protocol":2})",
@@ -94,12 +97,17 @@ TEST_F(ProtocolSchema, EveryReplyTheReferenceAdapterWritesSatisfiesIt) {
       R"({"op":"encode","tensors":[)" + testing::kU4TensorJson + "]}",
       R"({"op":"encode","tensors":[{"name":"x","dtype":7,"shape":[2],"layout":null,"block_size":0,"payload":"0102"}]})",
       R"({"op":"decode","block":"4b49zz"})",
+      R"({"op":"decode","profile":"hurray-elements","tag":73,"shape":["3"],"data":"c5f3"})",
       R"({"op":"transcode"})",
       "not json",
   };
-  for (const std::string& request : requests) {
-    const std::string reply = answer(adapter, offered, request);
-    EXPECT_EQ(problems(reply), "") << request << "\n -> " << reply;
+  for (const Int64Form form : {Int64Form::kNumber, Int64Form::kString}) {
+    ReferenceAdapter adapter(form);
+    const Hello offered = adapter.hello();
+    for (const std::string& request : requests) {
+      const std::string reply = answer(adapter, offered, request);
+      EXPECT_EQ(problems(reply), "") << request << "\n -> " << reply;
+    }
   }
 }
 
@@ -140,9 +148,42 @@ TEST_F(ProtocolSchema, LinesThatBreakTheProtocolDoNot) {
            R"({"result":"maybe"})",
            R"({"name":"x","version":"1","ops":["transcode"]})",
            R"({"name":"x","version":"1","protocol":2,"ops":["decode"]})",
+           R"({"name":"x","version":"1","ops":["decode"],"int64":"bits"})",
+           R"({"op":"hello","protocol":"1"})",
+           R"({"op":"decode","block":"","id":"3"})",
+           R"({"result":"reject","class":"TYPE","offset":"1e3"})",
+           R"({"op":"encode","tensors":[{"name":"x","dtype":"1","shape":[],"layout":null,"block_size":0,"payload":""}]})",
+           R"({"op":"encode","tensors":[{"name":"x","dtype":1,"shape":[],"layout":null,"block_size":"0","payload":""}]})",
+           R"({"op":"decode","profile":"hurray-elements","tag":"73","shape":[3],"data":"c503"})",
            R"([])",
        })
     EXPECT_NE(problems(line), "") << line;
+}
+
+// The schema's pattern for a 64-bit integer's string form reads exactly the
+// strings the library reads, around every boundary the pattern spells out.
+TEST_F(ProtocolSchema, TheDecimalStringPatternAgreesWithTheLibrary) {
+  std::vector<std::string> texts = {"", "0", "00", "01", "+1", "-1", "1e3", " 1", "1 ", "9", "10",
+                                    "9999999999999999999", "10000000000000000000",
+                                    "99999999999999999999", "100000000000000000000"};
+  // Each prefix of 2^64 - 1 with its last digit moved by one either way, then padded
+  // to 20 digits: the numbers just inside and outside each alternative of the pattern.
+  const std::string max = "18446744073709551615";
+  for (std::size_t length = 1; length <= max.size(); ++length) {
+    for (const int step : {-1, 0, 1}) {
+      std::string text = max.substr(0, length);
+      const int digit = text.back() - '0' + step;
+      if (digit < 0 || digit > 9) continue;
+      text.back() = static_cast<char>('0' + digit);
+      for (const char fill : {'0', '9'}) texts.push_back(text + std::string(max.size() - length, fill));
+    }
+  }
+  for (const std::string& text : texts) {
+    const std::string line = R"({"result":"reject","class":"TYPE","offset":")" + text + "\"}";
+    const bool read = uint64_from_decimal(text).has_value();
+    EXPECT_EQ(problems(line).empty(), read) << text;
+    EXPECT_EQ(parse_reply(line, Op::kDecode).ok(), read) << text;
+  }
 }
 
 }  // namespace

@@ -154,9 +154,10 @@ class ProcessDriver final : public Driver {
   std::string abandoned() const override { return abandoned_; }
 
  private:
-  // Every request carries an id the reply may echo (PROTOCOL.md, "Replies").
-  static std::string request_line(const protocol::Request& request, std::uint64_t id) {
-    protocol::Json json = protocol::request_to_json(request);
+  // Every request carries an id the reply may echo (PROTOCOL.md, "Replies"),
+  // and its 64-bit fields in the form the adapter's last hello asked for.
+  std::string request_line(const protocol::Request& request, std::uint64_t id) const {
+    protocol::Json json = protocol::request_to_json(request, int64_form_);
     json["id"] = id;
     auto line = protocol::to_line(json);
     return (line ? line.value() : std::string("{}")) + "\n";
@@ -284,6 +285,9 @@ class ProcessDriver final : public Driver {
       last_start_failure_ = detail;
       return Failure(detail);
     }
+    // One-shot processes get no hello of their own: they are sent the form the
+    // last hello asked for.
+    int64_form_ = hello->int64;
     // Persistent: its stderr so far is reported with the first case.
     if (!options_.one_shot) process_ = std::move(process);
     start_failures_ = 0;
@@ -412,6 +416,7 @@ class ProcessDriver final : public Driver {
   bool given_up_ = false;  // one-shot: failed in a row and then failed a hello
   std::string given_up_reason_;
   std::uint64_t last_request_id_ = 0;  // the run's requests are numbered from 1
+  protocol::Int64Form int64_form_ = protocol::Int64Form::kNumber;  // until a hello says otherwise
   // The last protocol_window exchanges: each one's detail when it broke the protocol.
   std::deque<std::optional<std::string>> recent_;
   std::string abandoned_;  // non-empty: no more requests are sent, and why

@@ -558,6 +558,8 @@ FuzzerBase::Confirmation FuzzerBase::keep_state_dependent(const std::vector<Requ
     header["found_by"] = found_by();
     header["replay"] = kept.replay;
     std::string text = header.dump() + "\n";
+    // Numbers, whatever the adapter's hello said: replay reads either form and
+    // sends the requests in the form its own adapter asks for.
     for (const Request& request : requests) text += protocol::request_to_json(request).dump() + "\n";
     return text;
   };

@@ -37,16 +37,22 @@ class Adapter {
 
 // kiln::decode and kiln::encode, kiln::hurray::decode and encode behind the
 // interface; rejects carry the reference's rule ID and byte offset. It offers
-// both profiles and every Tier 2 type.
+// both profiles and every Tier 2 type; its hello asks for 64-bit integers in
+// the form given (served, its replies are written in it too).
 class ReferenceAdapter final : public Adapter {
  public:
   static constexpr std::string_view kName = "kiln-reference";
+
+  explicit ReferenceAdapter(Int64Form int64 = Int64Form::kNumber) : int64_(int64) {}
 
   Hello hello() override;
   Outcome decode(std::span<const std::uint8_t> block) override;
   Outcome encode(const BlockDescription& description) override;
   Outcome decode_elements(const ElementsDecodeRequest& request) override;
   Outcome encode_elements(const ElementsEncodeRequest& request) override;
+
+ private:
+  Int64Form int64_;
 };
 
 // The Tier 2 types a hello names, as the set kiln::hurray takes; names not in
@@ -66,7 +72,8 @@ Outcome call(Adapter& adapter, const Request& request);
 // One request line in, one reply line out (no newline). Bad input, an op or
 // profile the adapter does not offer, an exception from the adapter, or an
 // outcome that does not answer the op all become an error reply. offered is
-// what adapter.hello() returned.
+// what adapter.hello() returned; the request's 64-bit fields may come in
+// either form, and the reply's are written in the form offered.int64 names.
 std::string answer(Adapter& adapter, const Hello& offered, std::string_view line);
 
 // Reads request lines until end of input and writes one flushed reply line per

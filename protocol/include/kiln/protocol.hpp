@@ -88,6 +88,26 @@ std::string_view json_kind(const Json& value) noexcept;
 // else by its kind ("a string", "an array", "an object").
 std::string describe_json_value(const Json& value);
 
+// ---- 64-bit integers (PROTOCOL.md, "64-bit integers") ----
+
+// How a writer puts the fields the protocol types as 64-bit (shape dimensions,
+// a reject's offset): JSON numbers, or decimal strings for a reader whose JSON
+// numbers go through a double (hello's "int64": "string"). Readers take both.
+// Every other integer (dtype, block_size, tag, protocol, id) is always a number.
+enum class Int64Form : std::uint8_t { kNumber, kString };
+// "number" or "string", as hello's "int64" names the form.
+std::string_view to_string(Int64Form form) noexcept;
+std::optional<Int64Form> int64_form_from_string(std::string_view text) noexcept;
+
+// A 64-bit field's value in the form asked for.
+Json uint64_to_json(std::uint64_t value, Int64Form form);
+// The value of a canonical decimal string: ASCII digits only, no sign, no
+// leading zero except "0" itself, at most 2^64 - 1; nullopt for anything else.
+std::optional<std::uint64_t> uint64_from_decimal(std::string_view text) noexcept;
+// A 64-bit field in either form: a JSON number 0..2^64-1 or its canonical
+// decimal string. The message names field and says what is wrong.
+Checked<std::uint64_t> uint64_from_json(const Json& value, std::string_view field);
+
 // ---- Requests (runner -> adapter) ----
 
 enum class Op : std::uint8_t { kHello, kDecode, kEncode };
@@ -152,6 +172,8 @@ struct Hello {
   // The Tier 2 types of hurray-elements the adapter supports, by name (absent:
   // none). Parsing refuses a name that is not a Tier 2 type of the table.
   std::vector<std::string> hurray_tier2;
+  // The form it wants the 64-bit fields of requests in ("int64"; absent: numbers).
+  Int64Form int64 = Int64Form::kNumber;
 
   bool offers_op(Op op) const;
   bool supports_tier2(std::string_view type_name) const;
@@ -232,22 +254,27 @@ Reject reject_from(const Error& error);
 // ---- Tensor descriptions ----
 
 // {"name","dtype","shape","layout","block_size","payload"}; layout is null when
-// empty. where prefixes messages ("tensors[2]").
-Json tensor_to_json(const TensorDescription& tensor);
+// empty; the shape's dimensions in the form asked for. where prefixes messages
+// ("tensors[2]"). Readers take either form.
+Json tensor_to_json(const TensorDescription& tensor, Int64Form form = Int64Form::kNumber);
 Checked<TensorDescription> tensor_from_json(const Json& json, std::string_view where = "tensor");
-Json tensors_to_json(const BlockDescription& description);
+Json tensors_to_json(const BlockDescription& description, Int64Form form = Int64Form::kNumber);
 Checked<BlockDescription> tensors_from_json(const Json& json,
                                              std::string_view where = "tensors");
 
 // ---- Whole messages ----
 
-Json request_to_json(const Request& request);
+// form: the adapter's hello's int64 (the runner writes what the adapter asked for).
+Json request_to_json(const Request& request, Int64Form form = Int64Form::kNumber);
 Checked<Request> request_from_json(const Json& json);
 
+// "int64" is written only for the string form (absent means numbers), so a
+// hello of numbers is written as before the member existed.
 Json hello_to_json(const Hello& hello);
 Checked<Hello> hello_from_json(const Json& json);
 
-Json outcome_to_json(const Outcome& outcome);
+// form: how an adapter writes its replies' 64-bit fields (serve() uses its hello's).
+Json outcome_to_json(const Outcome& outcome, Int64Form form = Int64Form::kNumber);
 // Which results are valid depends on the op and the profile of the request the
 // reply answers: kiln-v2 decode admits accept, reject and error; encode block,
 // reject and error. hurray-elements decode admits accept (elements), opaque,

@@ -328,6 +328,136 @@ TEST_F(ProcessDriverTest, AReplyWiderThanAnyAnswerToItsRequestIsRefusedBeforeItI
   EXPECT_EQ(adapter->exchange(decode("y")).kind, Exchange::Kind::kReply);
 }
 
+// ---- 64-bit integers as strings, on request (issue 27, item 3) ----
+
+// sh adapters that answer hello with hello_reply and keep every other request
+// line in the scratch file `kept`, answering each with a reject whose offset is
+// the string "18446744073709551615" (DATA for hurray-elements, FRAME else).
+class Int64DriverTest : public ProcessDriverTest {
+ protected:
+  std::string recording_adapter(const std::string& hello_reply, const std::string& kept) {
+    const std::string reject = R"({"result":"reject","class":"@","offset":"18446744073709551615"})";
+    const auto with_class = [&](const std::string& name) {
+      return reject.substr(0, reject.find('@')) + name + reject.substr(reject.find('@') + 1);
+    };
+    return script("while read -r line; do\n"
+                  "  case \"$line\" in\n"
+                  "    *'\"op\":\"hello\"'*) echo '" + hello_reply + "'; continue;;\n"
+                  "  esac\n"
+                  "  printf '%s\\n' \"$line\" >> " + path(kept) + "\n"
+                  "  case \"$line\" in\n"
+                  "    *hurray-elements*) echo '" + with_class("DATA") + "';;\n"
+                  "    *) echo '" + with_class("FRAME") + "';;\n"
+                  "  esac\n"
+                  "done\n");
+  }
+  std::string kept(const std::string& name) const { return read_text(scratch_ / name); }
+};
+
+const std::vector<protocol::Request>& requests_with_shapes() {
+  static const std::vector<protocol::Request> requests = {
+      protocol::EncodeRequest{"e", std::string(protocol::kProfileKilnV2),
+                              {{TensorDescription{"x", 17, {3, 18446744073709551615u}, "", 0, {}}}}},
+      protocol::ElementsDecodeRequest{"d", 73, {3}, hurray::Mode::kStrict, {0xc5, 0x03}},
+      protocol::ElementsEncodeRequest{"h", 73, {0}, {}},
+  };
+  return requests;
+}
+
+TEST_F(Int64DriverTest, AnAdapterWhoseHelloAsksForStringsIsSentStrings) {
+  for (const bool one_shot : {false, true}) {
+    SCOPED_TRACE(one_shot ? "one-shot" : "persistent");
+    const std::string file = one_shot ? "one-shot-requests" : "requests";
+    auto adapter = driver(recording_adapter(R"({"name":"sh","version":"1","ops":["decode","encode"],)"
+                                            R"("profiles":["kiln-v2","hurray-elements"],"int64":"string"})",
+                                            file),
+                          one_shot);
+    const auto hello = adapter->hello();
+    ASSERT_TRUE(hello) << hello.error();
+    EXPECT_EQ(hello->int64, protocol::Int64Form::kString);
+    for (const auto& request : requests_with_shapes()) {
+      const Exchange answered = adapter->exchange(request);
+      ASSERT_EQ(answered.kind, Exchange::Kind::kReply) << describe(answered);
+    }
+    const std::string sent = kept(file);
+    EXPECT_TRUE(contains(sent, R"("dtype":17,"shape":["3","18446744073709551615"],"layout":null,"block_size":0)"))
+        << sent;
+    EXPECT_TRUE(contains(sent, R"("tag":73,"shape":["3"],"mode":"strict")")) << sent;
+    EXPECT_TRUE(contains(sent, R"("tag":73,"shape":["0"],"elements":[])")) << sent;
+    EXPECT_FALSE(contains(sent, R"("id":")")) << sent;  // a counter: always a number
+  }
+}
+
+TEST_F(Int64DriverTest, RepliesInEitherFormAreReadFromAnyAdapter) {
+  // The hello asks for nothing: requests carry numbers, the string replies are read all the same.
+  auto adapter = driver(recording_adapter(R"({"name":"sh","version":"1","ops":["decode","encode"],)"
+                                          R"("profiles":["kiln-v2","hurray-elements"]})",
+                                          "requests"));
+  const auto hello = adapter->hello();
+  ASSERT_TRUE(hello) << hello.error();
+  EXPECT_EQ(hello->int64, protocol::Int64Form::kNumber);
+  const auto& requests = requests_with_shapes();
+  const Exchange kiln = adapter->exchange(requests[0]);
+  ASSERT_EQ(kiln.kind, Exchange::Kind::kReply) << describe(kiln);
+  EXPECT_EQ(std::get<protocol::Reject>(kiln.outcome).offset, 18446744073709551615u);
+  const Exchange elements = adapter->exchange(requests[1]);
+  ASSERT_EQ(elements.kind, Exchange::Kind::kReply) << describe(elements);
+  EXPECT_EQ(std::get<protocol::ElementsReject>(elements.outcome).offset, 18446744073709551615u);
+  const std::string sent = kept("requests");
+  EXPECT_TRUE(contains(sent, R"("shape":[3,18446744073709551615])")) << sent;
+  EXPECT_TRUE(contains(sent, R"("tag":73,"shape":[3],)")) << sent;
+  adapter->stop();  // before script() rewrites the file it runs
+
+  // An accept whose dimensions are strings, from the same kind of adapter.
+  auto accepting = driver(script(std::string("while read -r line; do case \"$line\" in\n") +
+                                 "  *'\"op\":\"hello\"'*) echo '" + kHelloReply + "';;\n" +
+                                 "  *) echo '{\"result\":\"accept\",\"tensors\":[{\"name\":\"x\",\"dtype\":17,"
+                                 "\"shape\":[\"18446744073709551615\",0],\"layout\":null,\"block_size\":0,\"payload\":\"\"}]}';;\n" +
+                                 "esac; done\n"));
+  ASSERT_TRUE(says_hello(*accepting));
+  const Exchange accept = accepting->exchange(decode("x"));
+  ASSERT_EQ(accept.kind, Exchange::Kind::kReply) << describe(accept);
+  EXPECT_EQ(std::get<protocol::Accept>(accept.outcome).description.tensors.at(0).shape,
+            (std::vector<std::uint64_t>{18446744073709551615u, 0}));
+}
+
+TEST_F(Int64DriverTest, ANonCanonicalStringInAReplyIsAMalformedReplyNamingTheMember) {
+  auto adapter = driver(script(std::string("read -r line; echo '") + kHelloReply + "'\n" +
+                               "while read -r line; do echo '{\"result\":\"reject\",\"class\":\"FRAME\",\"offset\":\"01\"}'; done\n"));
+  ASSERT_TRUE(says_hello(*adapter));
+  const Exchange malformed = adapter->exchange(decode("x"));
+  EXPECT_EQ(malformed.kind, Exchange::Kind::kProtocol) << describe(malformed);
+  EXPECT_TRUE(contains(malformed.detail, R"(malformed reply: offset: must be an integer from 0 to )"
+                                         R"(18446744073709551615, as a number or a decimal string, got )"
+                                         R"(the string "01", which has a leading zero)"))
+      << describe(malformed);
+}
+
+TEST_F(Int64DriverTest, AHelloAskingForAnUnknownFormIsAFailedHello) {
+  auto adapter = driver(script(R"(read -r line; echo '{"name":"sh","version":"1","ops":["decode"],"int64":"bigint"}')"
+                               "\nwhile read -r line; do :; done\n"));
+  const auto hello = adapter->hello();
+  ASSERT_FALSE(hello);
+  EXPECT_TRUE(contains(hello.error(), R"(hello reply: int64: must be "number" or "string", got "bigint")"))
+      << hello.error();
+}
+
+// The whole path at run level: the reference asking for strings passes every seed case.
+TEST(RunnerInt64, TheReferenceAskingForStringsPassesEveryCase) {
+  ScratchDir scratch;
+  ASSERT_NO_FATAL_FAILURE(testing::write_seed_cases(scratch / "cases"));
+  RunOptions options;
+  options.cases_dir = scratch / "cases";
+  options.quiet_progress = true;
+  options.generated = 200;
+  options.generated_out = scratch / "generated";
+  options.adapter = shell_quote(KILN_REFERENCE_ADAPTER) + " --int64 string";
+  std::ostringstream out, err;
+  const RunSummary summary = run_suite(options, out, err);
+  EXPECT_EQ(summary.exit_code, kExitOk) << out.str() << err.str();
+  EXPECT_EQ(summary.certificate.rfind("CONFORMANT: kiln-reference", 0), 0u) << summary.certificate;
+}
+
 // ---- restart storms (issue 25, item 5) ----
 
 // A debug line after every reply (each process answers once, then is out of

@@ -268,6 +268,35 @@ TEST(FuzzTrust, AStateDependentBugIsKeptAsARequestFileThatReplays) {
   EXPECT_EQ(run_replay(replay, replay_out, replay_err), kExitAdapterUnusable);
 }
 
+// A request file may hold 64-bit integers in either form (one written by hand,
+// or by a tool for an adapter of strings); replay sends each adapter the form
+// its hello asks for.
+TEST(Replay, ReadsRequestFilesInEitherFormOfTheIntegers) {
+  ScratchDir scratch;
+  const std::string tensor = R"({"name":"x","dtype":17,"shape":@,"layout":null,"block_size":0,"payload":"2103"})";
+  const auto encode = [&](const std::string& shape) {
+    return R"({"op":"encode","profile":"kiln-v2","tensors":[)" + tensor.substr(0, tensor.find('@')) + shape +
+           tensor.substr(tensor.find('@') + 1) + "]}\n";
+  };
+  testing::write_text(scratch / "requests.jsonl",
+                      "{\"kiln_conformance_requests\":1,\"profile\":\"kiln-v2\"}\n" + encode("[\"3\"]") +
+                          encode("[3]"));
+  ReplayOptions replay;
+  replay.file = scratch / "requests.jsonl";
+  for (const std::string& adapter : {std::string(KILN_REFERENCE_ADAPTER),
+                                    testing::shell_quote(KILN_REFERENCE_ADAPTER) + " --int64 string"}) {
+    replay.adapter = adapter;
+    std::ostringstream out, err;
+    EXPECT_EQ(run_replay(replay, out, err), kExitOk) << adapter << "\n" << out.str() << err.str();
+  }
+  testing::write_text(scratch / "bad.jsonl",
+                      "{\"kiln_conformance_requests\":1,\"profile\":\"kiln-v2\"}\n" + encode("[\"03\"]"));
+  replay.file = scratch / "bad.jsonl";
+  std::ostringstream out, err;
+  EXPECT_EQ(run_replay(replay, out, err), kExitUsage);
+  EXPECT_NE(err.str().find("bad.jsonl:2: tensors[0].shape[0]: must be an integer"), std::string::npos) << err.str();
+}
+
 TEST(Replay, RefusesWhatIsNotARequestFile) {
   ScratchDir scratch;
   ReplayOptions replay;
