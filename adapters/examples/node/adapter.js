@@ -38,6 +38,8 @@ const HELLO = {
 // A request the adapter cannot answer; its message becomes an error reply.
 class BadRequest extends Error {}
 
+const has = (obj, key) => Object.prototype.hasOwnProperty.call(obj, key);
+
 // ---- Reading request members (PROTOCOL.md, "Values") ----
 
 const show = (value) => {
@@ -46,7 +48,7 @@ const show = (value) => {
 };
 
 function member(obj, key, where) {
-  if (!Object.prototype.hasOwnProperty.call(obj, key)) throw new BadRequest(`${where}${key}: required member is missing`);
+  if (!has(obj, key)) throw new BadRequest(`${where}${key}: required member is missing`);
   return obj[key];
 }
 
@@ -60,12 +62,15 @@ function readInt(obj, key, maximum, where = '') {
   return value;
 }
 
+const digits = (text) => (text.length <= 40 ? text : `${text.slice(0, 40)}... (${text.length} digits)`);
+
 // A 64-bit field: a canonical decimal string (int64 "string"), or a number
 // small enough that JSON.parse kept it exact.
 function readU64(value, what) {
   if (typeof value === 'string' && /^(0|[1-9][0-9]*)$/.test(value)) {
-    const n = BigInt(value);
-    if (n > kiln.U64_MAX) throw new BadRequest(`${what}: ${brief(value)} is above 2^64-1`);
+    // 2^64 - 1 has 20 digits: a longer string is never converted at all.
+    const n = value.length <= 20 ? BigInt(value) : kiln.U64_MAX + 1n;
+    if (n > kiln.U64_MAX) throw new BadRequest(`${what}: ${digits(value)} is above 2^64-1`);
     return n;
   }
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
@@ -74,8 +79,6 @@ function readU64(value, what) {
   }
   throw new BadRequest(`${what}: expected an integer 0..2^64-1 as a decimal string, got ${show(value)}`);
 }
-
-const brief = (text) => (text.length <= 40 ? text : `${text.slice(0, 40)}... (${text.length} digits)`);
 
 function readShape(obj, where = '') {
   const shape = member(obj, 'shape', where);
@@ -104,7 +107,7 @@ function readHex(obj, key, where = '') {
 // A name or layout name that is not valid UTF-8 cannot be a JSON string: it
 // comes as name_hex or layout_hex, raw bytes that kiln.encode takes and refuses.
 function readText(obj, key, where, nullable) {
-  if (!Object.prototype.hasOwnProperty.call(obj, key) && Object.prototype.hasOwnProperty.call(obj, `${key}_hex`)) {
+  if (!has(obj, key) && has(obj, `${key}_hex`)) {
     return readHex(obj, `${key}_hex`, where);
   }
   const value = member(obj, key, where);
@@ -134,7 +137,8 @@ function readElements(request) {
   elements.forEach((e, i) => {
     if (typeof e !== 'string') throw new BadRequest(`elements[${i}]: expected a hex string, got ${show(e)}`);
     if (!/^[0-9a-fA-F]+$/.test(e)) {
-      const why = e === '' ? 'empty' : `${JSON.stringify(e[e.search(/[^0-9a-fA-F]/)])} is not a hex digit at character ${e.search(/[^0-9a-fA-F]/)}`;
+      const at = e.search(/[^0-9a-fA-F]/);
+      const why = at < 0 ? 'empty' : `${JSON.stringify(e[at])} is not a hex digit at character ${at}`;
       throw new BadRequest(`elements[${i}]: not hex: ${why}`);
     }
   });
@@ -199,7 +203,7 @@ function answerHurray(op, request) {
   const tag = readInt(request, 'tag', 0xff);
   const shape = readShape(request);
   if (op === 'decode') {
-    const mode = Object.prototype.hasOwnProperty.call(request, 'mode') ? request.mode : hurray.STRICT;
+    const mode = has(request, 'mode') ? request.mode : hurray.STRICT;
     if (mode !== hurray.STRICT && mode !== hurray.PERMISSIVE) {
       throw new BadRequest(`mode: expected "strict" or "permissive", got ${show(mode)}`);
     }
@@ -228,8 +232,8 @@ function answer(request) {
   if (op !== 'decode' && op !== 'encode') {
     throw new BadRequest(`op: unknown op ${show(op)}; protocol 1 has hello, decode and encode`);
   }
-  if ('case' in request && typeof request.case !== 'string') throw new BadRequest(`case: expected a string, got ${show(request.case)}`);
-  const profile = Object.prototype.hasOwnProperty.call(request, 'profile') ? request.profile : KILN_PROFILE;
+  if (has(request, 'case') && typeof request.case !== 'string') throw new BadRequest(`case: expected a string, got ${show(request.case)}`);
+  const profile = has(request, 'profile') ? request.profile : KILN_PROFILE;
   if (profile === KILN_PROFILE) return answerKiln(op, request);
   if (profile === HURRAY_PROFILE) return answerHurray(op, request);
   throw new BadRequest(`profile: ${show(profile)} is not offered; this adapter offers "kiln-v2" and "hurray-elements"`);
@@ -275,7 +279,14 @@ function answerLine(line) {
 function serve(input, output) {
   let pending = [];
   const reply = (line) => {
-    output.write(`${toLine(answerLine(line))}\n`);
+    const answer = answerLine(line);
+    let text;
+    try {
+      text = toLine(answer);
+    } catch (error) {  // a reply past what a string can hold: still one line
+      text = toLine({ result: 'error', message: `the reply cannot be written: ${error.message}`, id: answer.id });
+    }
+    output.write(`${text}\n`);
   };
   input.on('data', (chunk) => {
     let start = 0;
@@ -294,6 +305,10 @@ function serve(input, output) {
   });
 }
 
-if (require.main === module) serve(process.stdin, process.stdout);
+if (require.main === module) {
+  // A closed stdout (EPIPE) means the runner is gone: nobody is left to answer.
+  process.stdout.on('error', () => process.exit(0));
+  serve(process.stdin, process.stdout);
+}
 
 module.exports = { HELLO, answer, answerLine, serve };
