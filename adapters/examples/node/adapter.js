@@ -147,14 +147,10 @@ function readElements(request) {
 
 // ---- Writing replies ----
 
-// TEMPORARY (until the runner on main knows "int64"): KILN_NODE_INT64=number
-// leaves "int64" out of the hello and writes 64-bit fields as JSON numbers.
-const INT64_NUMBERS = process.env.KILN_NODE_INT64 === 'number';
-if (INT64_NUMBERS) delete HELLO.int64;
-const u64 = INT64_NUMBERS ? (value) => BigInt(value) : (value) => String(value);  // "int64": "string"
-const toLine = INT64_NUMBERS
-  ? (reply) => JSON.stringify(reply, (k, v) => (typeof v === 'bigint' ? `\u0000${v}` : v)).replace(/"\\u0000(\d+)"/g, '$1')
-  : (reply) => JSON.stringify(reply);
+// 64-bit reply fields are written as decimal strings, which the runner reads
+// from any adapter: JSON.stringify has no number form for a BigInt, and a
+// Number is not exact past 2^53.
+const u64 = (value) => String(value);
 
 function reject(error) {
   const reply = { result: 'reject', class: error.errorClass, rule: error.rule, message: error.detail ?? error.message };
@@ -247,11 +243,7 @@ function answerLine(line) {
     const bad = kiln.utf8Error(line);
     if (bad >= 0) throw new BadRequest(`the line is not valid UTF-8 at byte ${bad}`);
     try {
-      let text = line.toString('utf8');
-      // TEMPORARY, with KILN_NODE_INT64=number: quote long numbers in arrays
-      // (dimensions) so that JSON.parse keeps them exact.
-      if (INT64_NUMBERS) text = text.replace(/([[,]\s*)(\d{16,})(?=\s*[,\]])/g, '$1"$2"');
-      request = JSON.parse(text);
+      request = JSON.parse(line.toString('utf8'));
     } catch (error) {
       throw new BadRequest(`the line is not JSON: ${error.message}`);
     }
@@ -282,9 +274,9 @@ function serve(input, output) {
     const answer = answerLine(line);
     let text;
     try {
-      text = toLine(answer);
+      text = JSON.stringify(answer);
     } catch (error) {  // a reply past what a string can hold: still one line
-      text = toLine({ result: 'error', message: `the reply cannot be written: ${error.message}`, id: answer.id });
+      text = JSON.stringify({ result: 'error', message: `the reply cannot be written: ${error.message}`, id: answer.id });
     }
     output.write(`${text}\n`);
   };
