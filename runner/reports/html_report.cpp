@@ -78,8 +78,17 @@ std::string string_member(const Json& object, const char* name, std::string fall
 
 // Totals counted from a report's results, by verdict, as run counts them.
 struct CountedTotals {
-  std::uint64_t passed = 0, failed = 0, skipped = 0, expected_failures = 0, recommended_failures = 0;
+  std::uint64_t passed = 0, failed = 0, skipped = 0, expected_failures = 0;
 };
+
+// Whether a run writes this verdict (a report before version 4 may hold a
+// "recommended-failure", of a level since removed).
+bool known_verdict(std::string_view verdict) {
+  for (std::string_view known : {"pass", "skip", "expected-failure", "unexpected-failure", "changed-failure",
+                                 "stale-listing", "unjudged"})
+    if (verdict == known) return true;
+  return false;
+}
 
 // The status a verdict can stand on: a verdict that its status contradicts
 // ("pass" on a FAIL) is an edited or broken report.
@@ -88,10 +97,7 @@ bool verdict_fits_status(std::string_view verdict, std::string_view status) {
   if (verdict == "pass" || verdict == "stale-listing") return status == "PASS";
   if (verdict == "skip") return status == "SKIP";
   if (verdict == "unjudged") return status == "ERROR";
-  if (verdict == "expected-failure" || verdict == "unexpected-failure" || verdict == "changed-failure" ||
-      verdict == "recommended-failure")
-    return failing;
-  return false;
+  return failing;
 }
 
 // What a report's results say of it, against what it says of itself: its
@@ -106,6 +112,9 @@ std::optional<std::string> contradiction(const Json& report, const std::deque<Lo
     const LoadedResult& item = results[i];
     const std::string &id = item.case_id, &op = item.op, &verdict = item.verdict, &status = item.status;
     if (!seen.emplace(id, op).second) return "result " + std::to_string(i) + " repeats " + id + " " + op;
+    if (!known_verdict(verdict))
+      return "result " + std::to_string(i) + " (" + id + " " + op + ") has verdict \"" + verdict +
+             "\", which this runner does not know";
     if (!verdict_fits_status(verdict, status))
       return "result " + std::to_string(i) + " (" + id + " " + op + ") has verdict \"" + verdict +
              "\" on status \"" + status + "\"";
@@ -114,7 +123,6 @@ std::optional<std::string> contradiction(const Json& report, const std::deque<Lo
       if (verdict == "pass") ++totals->passed;
       else if (verdict == "skip") ++totals->skipped;
       else if (verdict == "expected-failure") ++totals->expected_failures;
-      else if (verdict == "recommended-failure") ++totals->recommended_failures;
       else ++totals->failed;
     }
   }
@@ -128,7 +136,6 @@ std::optional<std::string> contradiction(const Json& report, const std::deque<Lo
     return count(said, "passed").value_or(counted.passed) != counted.passed ||
            count(said, "skipped").value_or(counted.skipped) != counted.skipped ||
            count(said, "expected_failures").value_or(counted.expected_failures) != counted.expected_failures ||
-           count(said, "recommended_failures").value_or(counted.recommended_failures) != counted.recommended_failures ||
            (failed && (*failed < counted.failed || *failed > counted.failed + (list_failure_allowed ? 1 : 0)));
   };
   const std::string counted_text = std::to_string(all.passed) + " passed, " + std::to_string(all.failed) +
@@ -296,9 +303,10 @@ class ReportReader {
     if (const Json* profile = member(item, "profile", Json::value_t::string))
       result.profile = profile->get<std::string>();
     result.topic = string_member(item, "topic", result.topic);
-    result.level = string_member(item, "level", result.level);
     if (const Json* rules = member(item, "rules", Json::value_t::array)) result.rules = script_safe_json(*rules);
-    // A passing cell needs only its status; any other keeps all it says.
+    // A passing cell needs only its status; any other keeps all it says but the
+    // row's fields, and the "level" of a report before version 4, which was
+    // always "required".
     if (result.verdict != "pass") {
       for (const char* shared : {"case", "op", "topic", "profile", "rules", "level"}) item.erase(shared);
       result.cell = script_safe_json(item);
@@ -390,7 +398,8 @@ Checked<LoadedReport> read_run_report(std::string_view text, const std::filesyst
     return refuse("its \"report\" is not \"kiln-conformance-run\"");
   const Json* version = member(report, "report_version", Json::value_t::number_unsigned);
   // Version 1 had one top-level profile (the default) and no per-profile verdicts,
-  // version 2 no generated phase; their results read the same.
+  // version 2 no generated phase, version 3 a "level" that was always "required";
+  // their results read the same.
   if (!version || *version < 1 || *version > kJsonReportVersion)
     return refuse("report_version is not 1 to " + std::to_string(kJsonReportVersion));
   if (!member(report, "case_set_sha256", Json::value_t::string)) return refuse("no case_set_sha256");
@@ -544,7 +553,6 @@ std::string Matrix::row_text(std::size_t row) const {
   out.member("topic", first.topic);
   out.member("case", first.case_id);
   out.member("op", first.op);
-  out.member("level", first.level);
   out.encoded_member("rules", first.rules);
   out.open_array("cells");
   for (const LoadedResult* cell : row_cells(start, end)) {

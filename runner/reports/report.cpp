@@ -255,7 +255,6 @@ protocol::Json report_head(const ReportContext& context) {
                       {"failed", context.totals.failed},
                       {"skipped", context.totals.skipped},
                       {"expected_failures", context.totals.expected_failures},
-                      {"recommended_failures", context.totals.recommended_failures},
                       {"results", context.results.size()}};
   report["certificate"] = json_text(context.certificate);
   // Each profile's own verdict; the certificate above is the run's.
@@ -269,8 +268,7 @@ protocol::Json report_head(const ReportContext& context) {
                         {"failed", verdict.totals.failed},
                         {"skipped", verdict.totals.skipped},
                         {"out_of_scope", verdict.out_of_scope},
-                        {"expected_failures", verdict.totals.expected_failures},
-                        {"recommended_failures", verdict.totals.recommended_failures}});
+                        {"expected_failures", verdict.totals.expected_failures}});
   }
   report["profiles"] = profiles;
   return report;
@@ -284,7 +282,6 @@ protocol::Json result_json(const ReportContext& context, const CaseResult& resul
   item["topic"] = json_text(result.topic);
   item["profile"] = json_text(result.profile.empty() ? std::string(default_profile_name()) : result.profile);
   item["op"] = std::string(to_string(result.op));
-  item["level"] = result.level == Level::kRecommended ? "recommended" : "required";
   item["status"] = std::string(to_string(result.status));
   item["verdict"] = std::string(to_string(result.verdict));
   item["unexpected"] = result.unexpected();
@@ -372,8 +369,8 @@ Checked<void> write_json_report(const ReportContext& context, const std::filesys
 }
 
 std::string junit_report(const ReportContext& context) {
-  // JUnit has no warnings: a recommended failure, like an expected one, is shown
-  // as skipped with its reason, which CI marks without failing the build.
+  // JUnit has no expected failures: one is shown as skipped with its reason,
+  // which CI marks without failing the build.
   struct Counts {
     std::size_t tests = 0, failures = 0, errors = 0, skipped = 0;
     double seconds = 0;
@@ -381,7 +378,7 @@ std::string junit_report(const ReportContext& context) {
   const auto count = [](Counts& counts, const CaseResult& result) {
     ++counts.tests;
     counts.seconds += result.seconds;
-    if (result.status == Status::kSkip || result.expected_failure() || result.recommended_failure()) ++counts.skipped;
+    if (result.status == Status::kSkip || result.expected_failure()) ++counts.skipped;
     else if (result.stale_listing() || result.status == Status::kFail) ++counts.failures;
     else if (result.status != Status::kPass) ++counts.errors;
   };
@@ -444,10 +441,6 @@ std::string junit_report(const ReportContext& context) {
     } else if (result.expected_failure()) {
       xml << ">\n      <skipped message=\""
           << x("expected failure (" + status + "): " + result.listed_reason)
-          << "\"/>\n    </testcase>\n";
-    } else if (result.recommended_failure()) {
-      xml << ">\n      <skipped message=\""
-          << x("recommended check fails (the format leaves a choice; not required): " + message)
           << "\"/>\n    </testcase>\n";
     } else if (result.stale_listing()) {
       xml << ">\n      <failure type=\"STALE-EXPECTED-FAILURE\" message=\""
@@ -513,18 +506,12 @@ std::string markdown_report(const ReportContext& context) {
   std::ostringstream md;
   md << "## Kiln conformance: " << m(adapter_name(context)) << "\n\n";
   md << "**" << m(context.certificate) << "**\n\n";
-  // The recommended column only when it has something to say, as on the console.
-  const bool recommended = context.totals.recommended_failures > 0;
   const auto counts = [&](const Totals& totals) {
-    std::string cells = std::to_string(totals.passed) + " | " + std::to_string(totals.failed) + " | " +
-                        std::to_string(totals.skipped) + " | " +
-                        std::to_string(totals.expected_failures);
-    if (recommended) cells += " | " + std::to_string(totals.recommended_failures);
-    return cells;
+    return std::to_string(totals.passed) + " | " + std::to_string(totals.failed) + " | " +
+           std::to_string(totals.skipped) + " | " + std::to_string(totals.expected_failures);
   };
-  const std::string count_headers = std::string("passed | failed | skipped | expected failures") +
-                                    (recommended ? " | recommended failures" : "");
-  const std::string count_columns = recommended ? "---:|---:|---:|---:|---:" : "---:|---:|---:|---:";
+  const std::string count_headers = "passed | failed | skipped | expected failures";
+  const std::string count_columns = "---:|---:|---:|---:";
   md << "| " << count_headers << " | results | seconds |\n|" << count_columns << "|---:|---:|\n";
   md << "| " << counts(context.totals) << " | " << context.results.size() << " | "
      << seconds_text(context.seconds) << " |\n\n";
@@ -603,19 +590,6 @@ std::string markdown_report(const ReportContext& context) {
         status += " (listed as " + std::string(to_string(*result.listed_status)) + ")";
       md << "| `" << m(result.case_id) << "` | " << m(to_string(result.op)) << " | " << m(status)
          << " | " << m(rules) << " | " << m(result.expected) << " | " << m(result.got) << " |\n";
-    }
-    md << "\n";
-  }
-  if (recommended) {
-    md << "### Recommended checks that fail\n\nWhere the format leaves a choice: reported, not "
-          "required for the certificate.\n\n| case | op | rules | expected | got |\n"
-          "|---|---|---|---|---|\n";
-    for (const CaseResult& result : context.results) {
-      if (!result.recommended_failure()) continue;
-      std::string rules;
-      for (const auto& rule : result.rules) rules += (rules.empty() ? "" : " ") + rule;
-      md << "| `" << m(result.case_id) << "` | " << m(to_string(result.op)) << " | " << m(rules)
-         << " | " << m(result.expected) << " | " << m(result.got) << " |\n";
     }
     md << "\n";
   }

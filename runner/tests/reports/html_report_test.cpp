@@ -239,7 +239,7 @@ struct GeneratedRun {
     phase.findings.push_back(finding);
   }
   ReportContext context() const {
-    return ReportContext{options, std::nullopt, "s1", 0, results, Totals{1, 1, 0, 0, 0},
+    return ReportContext{options, std::nullopt, "s1", 0, results, Totals{1, 1, 0, 0},
                          "NOT CONFORMANT", 1, "2024-01-01T00:00:00Z", {phase}};
   }
 };
@@ -301,6 +301,25 @@ TEST(LoadRunReport, ReadsEveryVersionAndChecksTheGeneratedPhases) {
     older["report_version"] = version;
     EXPECT_TRUE(loads(older)) << version << ": " << error;
   }
+  // Before version 4 each result had a "level", always "required", and the
+  // totals a "recommended_failures" count, always 0: read, and left off the matrix.
+  Json version_3 = run_report("x", "s", {result_item("c", "decode", "PASS", "pass"),
+                                         result_item("d", "decode", "FAIL", "unexpected-failure")});
+  version_3["report_version"] = 3;
+  version_3["totals"] = {{"passed", 1}, {"failed", 1}, {"recommended_failures", 0}};
+  for (Json& item : version_3["results"]) item["level"] = "required";
+  ASSERT_TRUE(loads(version_3)) << error;
+  const auto matrix = matrix_data({file.report}, false);
+  ASSERT_TRUE(matrix) << matrix.error();
+  for (const Json& row : matrix.value()["rows"]) {
+    EXPECT_FALSE(row.contains("level")) << row.dump();
+    for (const Json& cell : row["cells"]) EXPECT_FALSE(cell.contains("level")) << cell.dump();
+  }
+  // A verdict of the removed level is none a run writes.
+  version_3["results"][1]["verdict"] = "recommended-failure";
+  EXPECT_FALSE(loads(version_3));
+  EXPECT_NE(error.find("has verdict \"recommended-failure\", which this runner does not know"), std::string::npos)
+      << error;
   current["report_version"] = kJsonReportVersion + 1;
   EXPECT_FALSE(loads(current));
   current["report_version"] = kJsonReportVersion;
@@ -374,12 +393,13 @@ TEST(ReportRoundTrip, AStreamedReportIsTheMatrixOfItsResults) {
     const auto row = std::find_if(data["rows"].begin(), data["rows"].end(),
                                   [&](const Json& r) { return r["case"] == item["case"] && r["op"] == item["op"]; });
     ASSERT_NE(row, data["rows"].end()) << item.dump();
-    for (const char* field : {"profile", "topic", "level", "rules"}) EXPECT_EQ((*row)[field], item[field]) << field;
+    for (const char* field : {"profile", "topic", "rules"}) EXPECT_EQ((*row)[field], item[field]) << field;
+    EXPECT_FALSE(row->contains("level")) << row->dump();
     Json cell = item;
     if (item["verdict"] == "pass") {
       cell = {{"status", item["status"]}, {"verdict", item["verdict"]}};
     } else {
-      for (const char* shared : {"case", "op", "topic", "profile", "rules", "level"}) cell.erase(shared);
+      for (const char* shared : {"case", "op", "topic", "profile", "rules"}) cell.erase(shared);
     }
     EXPECT_EQ((*row)["cells"], Json::array({cell}));
     EXPECT_FALSE((*row)["disagree"].get<bool>());

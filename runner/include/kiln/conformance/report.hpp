@@ -20,7 +20,9 @@ namespace kiln::conformance {
 // 2: "profiles", each profile's verdict; no top-level "profile" (each result has its own).
 // 3: "generated", the generated phase of each profile (an empty array: none ran,
 // where a version 2 report cannot tell), and "generated" on each of its results.
-inline constexpr int kJsonReportVersion = 3;
+// 4: no "recommended_failures" count and no "level" on each result: every case
+// is required (cases/README.md, level).
+inline constexpr int kJsonReportVersion = 4;
 
 struct ReportContext {
   const RunOptions& options;
