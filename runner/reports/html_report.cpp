@@ -78,7 +78,7 @@ std::string string_member(const Json& object, const char* name, std::string fall
 
 // Totals counted from a report's results, by verdict, as run counts them.
 struct CountedTotals {
-  std::uint64_t passed = 0, failed = 0, skipped = 0, expected_failures = 0;
+  std::uint64_t passed = 0, failed = 0, skipped = 0, expected_failures = 0, stale_expected_failures = 0;
 };
 
 // Whether a run writes this verdict (a report before version 4 may hold a
@@ -102,9 +102,11 @@ bool verdict_fits_status(std::string_view verdict, std::string_view status) {
 
 // What a report's results say of it, against what it says of itself: its
 // totals, each profile's counts and verdict, and its certificate must follow
-// from its results, and no (case, op) may be listed twice. A reason when they
+// from its results (and its totals' stale expected failures from its unmatched
+// list entries too), and no (case, op) may be listed twice. A reason when they
 // do not, so that no page shows a certificate its results deny.
-std::optional<std::string> contradiction(const Json& report, const std::deque<LoadedResult>& results) {
+std::optional<std::string> contradiction(const Json& report, std::uint64_t version,
+                                         const std::deque<LoadedResult>& results) {
   CountedTotals all;
   std::map<std::string, CountedTotals> by_profile;
   std::set<std::pair<std::string, std::string>> seen;
@@ -123,6 +125,7 @@ std::optional<std::string> contradiction(const Json& report, const std::deque<Lo
       if (verdict == "pass") ++totals->passed;
       else if (verdict == "skip") ++totals->skipped;
       else if (verdict == "expected-failure") ++totals->expected_failures;
+      else if (verdict == "stale-listing") ++totals->stale_expected_failures;
       else ++totals->failed;
     }
   }
@@ -130,19 +133,33 @@ std::optional<std::string> contradiction(const Json& report, const std::deque<Lo
     const Json* value = member(object, name, Json::value_t::number_unsigned);
     return value ? std::optional<std::uint64_t>(value->get<std::uint64_t>()) : std::nullopt;
   };
-  // A run adds one failure for an expected-failures list with entries that match nothing.
-  const auto differs = [&](const Json& said, const CountedTotals& counted, bool list_failure_allowed) {
+  const Json* unmatched_entries = member(report, "unmatched_expected_failures", Json::value_t::array);
+  const std::uint64_t unmatched = unmatched_entries ? unmatched_entries->size() : 0;
+  // Since version 4 a stale expected failure is counted apart from "failed" (a
+  // missing count is 0), and the totals count each unmatched list entry as one.
+  // Before, "failed" held the stale listings, and one more failure for any
+  // entries that matched nothing.
+  const bool stale_apart = version >= 4;
+  const auto differs = [&](const Json& said, const CountedTotals& counted, std::uint64_t unmatched_here,
+                           bool list_failure_allowed) {
+    if (count(said, "passed").value_or(counted.passed) != counted.passed ||
+        count(said, "skipped").value_or(counted.skipped) != counted.skipped ||
+        count(said, "expected_failures").value_or(counted.expected_failures) != counted.expected_failures)
+      return true;
     const auto failed = count(said, "failed");
-    return count(said, "passed").value_or(counted.passed) != counted.passed ||
-           count(said, "skipped").value_or(counted.skipped) != counted.skipped ||
-           count(said, "expected_failures").value_or(counted.expected_failures) != counted.expected_failures ||
-           (failed && (*failed < counted.failed || *failed > counted.failed + (list_failure_allowed ? 1 : 0)));
+    if (stale_apart)
+      return count(said, "stale_expected_failures").value_or(0) != counted.stale_expected_failures + unmatched_here ||
+             (failed && *failed != counted.failed);
+    const std::uint64_t failing = counted.failed + counted.stale_expected_failures;
+    return failed && (*failed < failing || *failed > failing + (list_failure_allowed ? 1 : 0));
   };
-  const std::string counted_text = std::to_string(all.passed) + " passed, " + std::to_string(all.failed) +
-                                   " failed, " + std::to_string(all.skipped) + " skipped, " +
-                                   std::to_string(all.expected_failures) + " expected failures";
+  const std::uint64_t all_stale = all.stale_expected_failures + (stale_apart ? unmatched : 0);
+  const std::string counted_text =
+      std::to_string(all.passed) + " passed, " + std::to_string(all.failed) + " failed, " +
+      std::to_string(all.skipped) + " skipped, " + std::to_string(all.expected_failures) + " expected failures" +
+      (all_stale > 0 ? ", " + std::to_string(all_stale) + " stale expected failures" : "");
   if (const Json* said = member(report, "totals", Json::value_t::object)) {
-    if (differs(*said, all, true)) return "its totals disagree with its results (" + counted_text + ")";
+    if (differs(*said, all, unmatched, true)) return "its totals disagree with its results (" + counted_text + ")";
     if (const auto listed = count(*said, "results"); listed && *listed != results.size())
       return "its totals count " + std::to_string(*listed) + " results, it lists " + std::to_string(results.size());
   }
@@ -151,15 +168,18 @@ std::optional<std::string> contradiction(const Json& report, const std::deque<Lo
       if (!profile.is_object()) return "a profile's verdict is not an object";
       const std::string name = string_member(profile, "profile");
       const CountedTotals counted = by_profile.count(name) ? by_profile[name] : CountedTotals{};
-      if (differs(profile, counted, false)) return "profile " + name + "'s counts disagree with its results";
-      if (string_member(profile, "verdict") == "conformant" && (counted.failed > 0 || counted.expected_failures > 0))
-        return "profile " + name + " is called conformant, and " + std::to_string(counted.failed) + " of its results fail";
+      if (differs(profile, counted, 0, false)) return "profile " + name + "'s counts disagree with its results";
+      const std::uint64_t failing = counted.failed + counted.expected_failures + counted.stale_expected_failures;
+      if (string_member(profile, "verdict") == "conformant" && failing > 0)
+        return "profile " + name + " is called conformant, and " + std::to_string(failing) + " of its results fail";
     }
   }
   const Json* totals = member(report, "totals", Json::value_t::object);
-  const std::uint64_t said_failed = totals ? count(*totals, "failed").value_or(0) : 0;
+  const std::uint64_t said_failing =
+      totals ? count(*totals, "failed").value_or(0) + count(*totals, "stale_expected_failures").value_or(0) : 0;
   const std::string certificate = string_member(report, "certificate");
-  if (certificate.starts_with("CONFORMANT") && (all.failed > 0 || all.expected_failures > 0 || said_failed > 0))
+  if (certificate.starts_with("CONFORMANT") &&
+      (all.failed > 0 || all.expected_failures > 0 || all_stale > 0 || said_failing > 0))
     return "its certificate says CONFORMANT, and its results hold " + counted_text;
   return std::nullopt;
 }
@@ -426,7 +446,19 @@ Checked<LoadedReport> read_run_report(std::string_view text, const std::filesyst
       }
     }
   }
-  if (const auto why = contradiction(report, results))
+  // The list entries that matched no case, which the page lists (absent before version 4).
+  if (report.contains("unmatched_expected_failures")) {
+    const Json* entries = member(report, "unmatched_expected_failures", Json::value_t::array);
+    if (!entries) return refuse("\"unmatched_expected_failures\" is not an array");
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+      const Json& entry = (*entries)[i];
+      if (!entry.is_object() || !member(entry, "pattern", Json::value_t::string) ||
+          !member(entry, "line", Json::value_t::number_unsigned))
+        return refuse("unmatched expected failure " + std::to_string(i) +
+                      " has no string \"pattern\" and number \"line\"");
+    }
+  }
+  if (const auto why = contradiction(report, version->get<std::uint64_t>(), results))
     return Failure(name + ": a run report that contradicts itself: " + *why +
                    "; it was edited or is broken, and is not shown");
   LoadedReport loaded;

@@ -255,6 +255,7 @@ protocol::Json report_head(const ReportContext& context) {
                       {"failed", context.totals.failed},
                       {"skipped", context.totals.skipped},
                       {"expected_failures", context.totals.expected_failures},
+                      {"stale_expected_failures", context.totals.stale_expected_failures},
                       {"results", context.results.size()}};
   report["certificate"] = json_text(context.certificate);
   // Each profile's own verdict; the certificate above is the run's.
@@ -268,9 +269,15 @@ protocol::Json report_head(const ReportContext& context) {
                         {"failed", verdict.totals.failed},
                         {"skipped", verdict.totals.skipped},
                         {"out_of_scope", verdict.out_of_scope},
-                        {"expected_failures", verdict.totals.expected_failures}});
+                        {"expected_failures", verdict.totals.expected_failures},
+                        {"stale_expected_failures", verdict.totals.stale_expected_failures}});
   }
   report["profiles"] = profiles;
+  // Stale expected failures without a result: the totals count them, no profile does.
+  Json unmatched = Json::array();
+  for (const UnmatchedEntry& entry : context.unmatched_entries)
+    unmatched.push_back({{"list", json_text(entry.list)}, {"line", entry.line}, {"pattern", json_text(entry.pattern)}});
+  report["unmatched_expected_failures"] = std::move(unmatched);
   return report;
 }
 
@@ -506,12 +513,16 @@ std::string markdown_report(const ReportContext& context) {
   std::ostringstream md;
   md << "## Kiln conformance: " << m(adapter_name(context)) << "\n\n";
   md << "**" << m(context.certificate) << "**\n\n";
+  // The stale column only when it has something to say, as on the console.
+  const bool stale = context.totals.stale_expected_failures > 0;
   const auto counts = [&](const Totals& totals) {
     return std::to_string(totals.passed) + " | " + std::to_string(totals.failed) + " | " +
-           std::to_string(totals.skipped) + " | " + std::to_string(totals.expected_failures);
+           std::to_string(totals.skipped) + " | " + std::to_string(totals.expected_failures) +
+           (stale ? " | " + std::to_string(totals.stale_expected_failures) : "");
   };
-  const std::string count_headers = "passed | failed | skipped | expected failures";
-  const std::string count_columns = "---:|---:|---:|---:";
+  const std::string count_headers =
+      std::string("passed | failed | skipped | expected failures") + (stale ? " | stale expected failures" : "");
+  const std::string count_columns = stale ? "---:|---:|---:|---:|---:" : "---:|---:|---:|---:";
   md << "| " << count_headers << " | results | seconds |\n|" << count_columns << "|---:|---:|\n";
   md << "| " << counts(context.totals) << " | " << context.results.size() << " | "
      << seconds_text(context.seconds) << " |\n\n";
@@ -585,12 +596,19 @@ std::string markdown_report(const ReportContext& context) {
       std::string rules;
       for (const auto& rule : result.rules) rules += (rules.empty() ? "" : " ") + rule;
       std::string status(to_string(result.status));
-      if (result.stale_listing()) status = "PASS (listed)";
+      if (result.stale_listing()) status = "PASS (a stale expected failure)";
       if (result.changed_failure() && result.listed_status)
         status += " (listed as " + std::string(to_string(*result.listed_status)) + ")";
       md << "| `" << m(result.case_id) << "` | " << m(to_string(result.op)) << " | " << m(status)
          << " | " << m(rules) << " | " << m(result.expected) << " | " << m(result.got) << " |\n";
     }
+    md << "\n";
+  }
+  if (!context.unmatched_entries.empty()) {
+    md << "### Expected-failures entries that match no case\n\nStale: remove them from the list.\n\n"
+          "| list | line | entry |\n|---|---:|---|\n";
+    for (const UnmatchedEntry& entry : context.unmatched_entries)
+      md << "| " << m(entry.list) << " | " << entry.line << " | `" << m(entry.pattern) << "` |\n";
     md << "\n";
   }
   if (context.totals.expected_failures) {

@@ -51,9 +51,9 @@ void add_to(Totals& totals, const CaseResult& result) {
     case Verdict::kPass: ++totals.passed; return;
     case Verdict::kSkip: ++totals.skipped; return;
     case Verdict::kExpectedFailure: ++totals.expected_failures; return;
+    case Verdict::kStaleListing: ++totals.stale_expected_failures; return;
     case Verdict::kUnexpectedFailure:
     case Verdict::kChangedFailure:
-    case Verdict::kStaleListing:
     case Verdict::kUnjudged: ++totals.failed; return;
   }
 }
@@ -76,9 +76,13 @@ Certificate certify(const Plan& plan, const Session& session, const std::vector<
     cases_passed += result.verdict == Verdict::kPass;
   }
   const std::string& who = session.who;
-  const bool nothing_checked = totals.passed == 0 && totals.failed == 0 && totals.expected_failures == 0;
-  const std::string failures = std::to_string(totals.failed) + " unexpected and " +
-                               std::to_string(totals.expected_failures) + " expected failure(s)";
+  const bool nothing_checked = totals.passed == 0 && totals.failed == 0 && totals.expected_failures == 0 &&
+                               totals.stale_expected_failures == 0;
+  const bool stale = totals.stale_expected_failures > 0;
+  const std::string failures =
+      std::to_string(totals.failed) + " unexpected and " + std::to_string(totals.expected_failures) +
+      " expected failure(s)" +
+      (stale ? " and " + std::to_string(totals.stale_expected_failures) + " stale expected failure(s)" : "");
   const std::size_t every_check = plan.every_case_check + generated_planned;
   const bool all_ran = results.size() == every_check;
   // What the certificate covers beyond the cases, named either way.
@@ -86,7 +90,8 @@ Certificate certify(const Plan& plan, const Session& session, const std::vector<
       phases.empty() ? std::string(", cases only,")
                      : " and " + std::to_string(generated_passed) + " generated checks (seed " +
                            std::to_string(phases.front().seed) + ")";
-  Certificate certificate{{}, totals.failed == 0 ? kExitOk : kExitFailures};
+  // A stale expected failure fails the run as a wrong answer does: the list only shrinks.
+  Certificate certificate{{}, totals.failed == 0 && !stale ? kExitOk : kExitFailures};
   if (unjudged > 0) {
     certificate = {"NO CERTIFICATE: " + std::to_string(unjudged) +
                        " result(s) could not be judged: the case set is broken",
@@ -113,7 +118,7 @@ Certificate certify(const Plan& plan, const Session& session, const std::vector<
                        std::to_string(every_check - std::min(every_check, results.size())) + " of " +
                        std::to_string(every_check) + " checks not run; " + failures,
                    kExitFailures};
-  } else if (totals.failed > 0 || totals.expected_failures > 0) {
+  } else if (totals.failed > 0 || totals.expected_failures > 0 || stale) {
     certificate.text = "NOT CONFORMANT: " + who + " has " + failures;
   } else if (all_ran && cases_passed + out_of_scope == plan.every_case_check &&
              generated_passed == generated_planned) {
@@ -160,7 +165,9 @@ std::vector<ProfileVerdict> verdicts_by_profile(const std::vector<CaseResult>& r
     }
     if (results_here == 0) continue;
     if (hello && hello->offers_profile(verdict.profile)) verdict.scope = profile->scope_note(*hello);
-    if (verdict.totals.failed > 0 || verdict.totals.expected_failures > 0) verdict.verdict = "not conformant";
+    if (verdict.totals.failed > 0 || verdict.totals.expected_failures > 0 ||
+        verdict.totals.stale_expected_failures > 0)
+      verdict.verdict = "not conformant";
     else if (unoffered == results_here) verdict.verdict = "not offered";
     else if (unoffered > 0) verdict.verdict = "partly offered";
     else if (filtered) verdict.verdict = "not certified";

@@ -140,17 +140,17 @@ std::vector<const ExpectedFailures::Entry*> ExpectedFailures::unused() const {
   return stale;
 }
 
-std::size_t ExpectedFailures::report_unused(std::ostream& err) const {
+std::vector<UnmatchedEntry> ExpectedFailures::report_unused(std::ostream& err) const {
   return report_unused(err, [](const Entry&) { return false; });
 }
 
-std::size_t ExpectedFailures::report_unused(std::ostream& err,
-                                            const std::function<bool(const Entry&)>& outside) const {
-  std::size_t stale = 0;
+std::vector<UnmatchedEntry> ExpectedFailures::report_unused(
+    std::ostream& err, const std::function<bool(const Entry&)>& outside) const {
+  std::vector<UnmatchedEntry> stale;
   for (const Entry* entry : unused()) {
     if (outside(*entry)) continue;
     err << source_ << ":" << entry->line << ": '" << entry->pattern() << "' matches no case: remove it\n";
-    ++stale;
+    stale.push_back({source_, entry->line, entry->pattern()});
   }
   return stale;
 }

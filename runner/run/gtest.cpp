@@ -67,7 +67,7 @@ class UnusedEntriesCheck final : public ::testing::Environment {
           if (std::find(ops.begin(), ops.end(), op) == ops.end() && entry.matches(c.id, op)) return true;
       return false;
     };
-    if (registry_->current.report_unused(unused, outside) > 0)
+    if (!registry_->current.report_unused(unused, outside).empty())
       ADD_FAILURE() << "the expected-failures list has entries that match no failure:\n" << unused.str();
   }
 

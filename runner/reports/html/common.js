@@ -18,20 +18,22 @@ function el(tag, className, text) {
   return node;
 }
 
-// How a verdict counts: the JSON report's verdicts in the four total columns.
-const CATEGORIES = ["passed", "failed", "skipped", "expected_failures"];
+// How a verdict counts: the JSON report's verdicts in the five total columns. A
+// report before version 4 has no stale count (0 here): its "failed" held them.
+const CATEGORIES = ["passed", "failed", "skipped", "expected_failures", "stale_expected_failures"];
 const CATEGORY_NAMES = {passed: "passed", failed: "failed", skipped: "skipped",
-  expected_failures: "expected failures"};
+  expected_failures: "expected failures", stale_expected_failures: "stale expected failures"};
 function category(verdict) {
   switch (verdict) {
     case "pass": return "passed";
     case "skip": return "skipped";
     case "expected-failure": return "expected_failures";
+    case "stale-listing": return "stale_expected_failures";
     default: return "failed";
   }
 }
 const STATUS_CLASS = {passed: "s-pass", failed: "s-fail", skipped: "s-skip",
-  expected_failures: "s-xfail"};
+  expected_failures: "s-xfail", stale_expected_failures: "s-stale"};
 
 function statusBadge(result) {
   if (!result) return el("span", "status s-none", "\u2014");

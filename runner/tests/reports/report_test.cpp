@@ -107,16 +107,19 @@ class HostileReport : public ::testing::Test {
     no_list.record(unjudged);
     EXPECT_EQ(unjudged.verdict, Verdict::kUnjudged);
     results_.push_back(unjudged);
-    totals_ = {1, 7, 1, 1};
+    // An expected-failures entry that matched no case, from a list of hostile name.
+    unmatched_ = {{"list|" + kHostileText, 7, "kiln-v2-`gone`|*\xFF"}};
+    totals_ = {1, 6, 1, 1, 2};  // the stale listing and the unmatched entry
   }
   ReportContext context() {
     return ReportContext{options_, hello_, "ab\xFF" "cd", 8, results_, totals_,
                          "NOT CONFORMANT: " + kHostileName + " " + kHostileVersion, 1.5,
-                         "2024-01-01T00:00:00Z\x01"};
+                         "2024-01-01T00:00:00Z\x01", {}, unmatched_};
   }
   RunOptions options_;
   protocol::Hello hello_;
   std::vector<CaseResult> results_;
+  std::vector<UnmatchedEntry> unmatched_;
   Totals totals_;
 };
 
@@ -207,8 +210,8 @@ TEST_F(HostileReport, MarkdownIsUtf8AndEveryTableRowHasItsCells) {
     if (row) tables.back().push_back(line);
     in_table = row;
   }
-  // totals, profiles, topics, unexpected, expected failures
-  ASSERT_EQ(tables.size(), 5u) << md;
+  // totals, profiles, topics, unexpected, unmatched entries, expected failures
+  ASSERT_EQ(tables.size(), 6u) << md;
   for (const auto& table : tables) {
     const std::size_t columns = cell_count(table[0]);
     for (const auto& row : table) {
@@ -224,10 +227,14 @@ TEST_F(HostileReport, MarkdownIsUtf8AndEveryTableRowHasItsCells) {
     listed += result.expected_failure();
   }
   EXPECT_EQ(tables[3].size(), 2 + unexpected) << md;
-  EXPECT_EQ(tables[4].size(), 2 + listed) << md;
-  EXPECT_EQ(cell_count(tables[0][0]), 6u) << tables[0][0];
-  EXPECT_EQ(cell_count(tables[1][0]), 6u) << tables[1][0];  // profile, verdict and the counts
-  EXPECT_EQ(cell_count(tables[2][0]), 5u) << tables[2][0];
+  EXPECT_EQ(tables[4].size(), 2 + unmatched_.size()) << md;
+  EXPECT_EQ(tables[5].size(), 2 + listed) << md;
+  // With a stale expected failure, the count tables have its column.
+  EXPECT_EQ(cell_count(tables[0][0]), 7u) << tables[0][0];
+  EXPECT_EQ(cell_count(tables[1][0]), 7u) << tables[1][0];  // profile, verdict and the counts
+  EXPECT_EQ(cell_count(tables[2][0]), 6u) << tables[2][0];
+  EXPECT_NE(tables[0][2].find(" | 2 | " + std::to_string(results_.size()) + " | "), std::string::npos)
+      << tables[0][2];  // stale, then results
   EXPECT_NE(md.find("| CRASH (listed as FAIL) |"), std::string::npos) << md;
 }
 
@@ -260,6 +267,10 @@ TEST_F(HostileReport, JsonIsValidUtf8AndKeepsValidText) {
   EXPECT_EQ(parsed["results"][2]["topic"], "bad" + replacement + "name");
   EXPECT_EQ(parsed["case_set_sha256"], "ab" + replacement + "cd");
   EXPECT_FALSE(parsed["totals"].contains("recommended_failures"));
+  EXPECT_EQ(parsed["totals"]["stale_expected_failures"], 2);
+  ASSERT_EQ(parsed["unmatched_expected_failures"].size(), 1u);
+  EXPECT_EQ(parsed["unmatched_expected_failures"][0]["line"], 7);
+  EXPECT_EQ(parsed["unmatched_expected_failures"][0]["pattern"], "kiln-v2-`gone`|*" + replacement);
   std::map<std::string, std::size_t> verdicts;
   for (const auto& item : parsed["results"]) {
     ++verdicts[item["verdict"].get<std::string>()];

@@ -212,7 +212,12 @@ TEST(ExpectedFailuresUnused, EntriesThatMatchNoResultAreReportedWithTheirLine) {
   EXPECT_EQ(unused[0]->line, 3);
   EXPECT_EQ(unused[1]->line, 4);
   std::ostringstream err;
-  EXPECT_EQ(list.report_unused(err), 2u);
+  const auto reported = list.report_unused(err);
+  ASSERT_EQ(reported.size(), 2u);
+  EXPECT_EQ(reported[0].list, "list.txt");
+  EXPECT_EQ(reported[0].line, 3);
+  EXPECT_EQ(reported[0].pattern, "kiln-v2-gone-*");
+  EXPECT_EQ(reported[1].pattern, "kiln-v2-b:encode");
   EXPECT_EQ(err.str(),
             "list.txt:3: 'kiln-v2-gone-*' matches no case: remove it\n"
             "list.txt:4: 'kiln-v2-b:encode' matches no case: remove it\n");

@@ -70,11 +70,12 @@ class ExpectedFailures {
   // Entries no recorded result matched, in file order.
   std::vector<const Entry*> unused() const;
   // Writes "<source>:<line>: '<pattern>' matches no case: remove it" for each
-  // unused entry to err; returns how many there were.
-  std::size_t report_unused(std::ostream& err) const;
+  // unused entry to err; returns them.
+  std::vector<UnmatchedEntry> report_unused(std::ostream& err) const;
   // The same, leaving out the entries outside says the run did not select (they
   // can be neither used nor stale).
-  std::size_t report_unused(std::ostream& err, const std::function<bool(const Entry&)>& outside) const;
+  std::vector<UnmatchedEntry> report_unused(std::ostream& err,
+                                            const std::function<bool(const Entry&)>& outside) const;
 
   // A list of results' failures that parse() reads back with the same verdicts:
   // one `<id>:<op>  <STATUS>: <reason>` line per listable result, after a `#`

@@ -147,10 +147,22 @@ std::string replay_command(const RunOptions& options, const CaseResult& result);
 // text as one POSIX shell word: unchanged when it needs no quotes, else in single quotes.
 std::string shell_quote(const std::string& text);
 
-// Results counted by verdict. failed counts every result that fails the run
-// (unexpected and changed failures, stale listings, unjudged cases).
+// Results counted by verdict. failed counts the wrong answers and the cases
+// that cannot be judged (unexpected and changed failures, unjudged cases);
+// stale_expected_failures what is out of date in the expected-failures list:
+// listed (case, op)s that pass and, in a run's totals, entries that match no
+// (case, op) of the case set. Both fail the run: the list only shrinks.
 struct Totals {
-  std::size_t passed = 0, failed = 0, skipped = 0, expected_failures = 0;
+  std::size_t passed = 0, failed = 0, skipped = 0, expected_failures = 0, stale_expected_failures = 0;
+};
+
+// An entry of the expected-failures list that names no (case, op) of the case
+// set (a case since removed, a generated check of another seed): a stale
+// expected failure without a result.
+struct UnmatchedEntry {
+  std::string list;     // the list's file, as the run was given it
+  int line = 0;         // 1-based
+  std::string pattern;  // `id_glob[:op]`, as written
 };
 
 // One profile's part of a run: its results counted, and what they say of it.
@@ -192,6 +204,7 @@ struct RunSummary {
   std::string certificate;
   std::vector<ProfileVerdict> profiles;
   std::vector<GeneratedPhase> generated;  // one per profile whose phase ran
+  std::vector<UnmatchedEntry> unmatched_entries;  // counted in totals.stale_expected_failures
   int exit_code = 0;
 };
 
@@ -226,11 +239,12 @@ void print_result(std::ostream& out, const CaseResult& result, std::string_view 
 
 // Runs the suite; writes progress and unexpected results to out, problems with
 // the inputs to err. exit_code: 0 all passed (or only listed failures); 1
-// unexpected results (a listed case that passes or fails another way than
-// listed included), or an adapter that fails or lacks a usable hello (another
-// protocol version included), or that had nothing checked (every result
-// skipped); 2 usage error (nothing selected included), an unusable case set (a
-// case that cannot be judged included) or a report that cannot be written.
+// unexpected results (a listed case that fails another way than listed
+// included), stale expected failures, or an adapter that fails or lacks a
+// usable hello (another protocol version included), or that had nothing
+// checked (every result skipped); 2 usage error (nothing selected included),
+// an unusable case set (a case that cannot be judged included) or a report
+// that cannot be written.
 // The certificate says CONFORMANT only when every (case, op) of the whole case
 // set ran and passed; CONFORMANT (partial) only when at least one passed and
 // the rest were skipped because the hello does not offer their op or profile.
