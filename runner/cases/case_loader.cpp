@@ -73,10 +73,12 @@ void common_members(const YAML::Node& root, Case& c, const std::regex& id_patter
     invalid(root["source"], "source is " + std::to_string(c.source.size()) +
                                 " characters long, more than " + std::to_string(kLongestToken));
   if (!short_match(c.source, source_pattern)) invalid(root["source"], "source is " + std::string(source_form));
-  const std::string level = string_scalar(required(root, "level", "the case"), "level");
-  if (level == "required") c.level = Level::kRequired;
-  else if (level == "recommended") c.level = Level::kRecommended;
-  else invalid(root["level"], "level is required or recommended");
+  // One level today; the key stays so that a later format version can add one
+  // without a change to every case file.
+  const YAML::Node level = required(root, "level", "the case");
+  if (const std::string value = string_scalar(level, "level"); value != "required")
+    invalid(level, "level is 'required', not '" + value +
+                       "': every case is required (the recommended level was removed, cases/README.md, level)");
 }
 
 }  // namespace yaml_reading
@@ -490,8 +492,8 @@ std::string_view to_string(Operation operation) noexcept {
 }
 
 Case::Case(const Case& other)
-    : id(other.id), summary(other.summary), source(other.source), level(other.level),
-      profile(other.profile), ops(other.ops), origin(other.origin), topic(other.topic),
+    : id(other.id), summary(other.summary), source(other.source), profile(other.profile), ops(other.ops),
+      origin(other.origin), topic(other.topic),
       body_(other.body_ ? other.body_->clone() : nullptr) {}
 
 Case& Case::operator=(const Case& other) {

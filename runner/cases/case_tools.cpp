@@ -603,7 +603,7 @@ int cases_export(const std::filesystem::path& root, const std::filesystem::path&
     entry["summary"] = c.summary;
     entry["file"] = exported.bytes ? protocol::Json(file) : protocol::Json(nullptr);
     entry["source"] = c.source;
-    entry["level"] = c.level == Level::kRequired ? "required" : "recommended";
+    entry["level"] = "required";  // every case's, kept so that an index reads as before
     entry["ops"] = protocol::Json::array();
     for (Operation op : c.derived_ops()) entry["ops"].push_back(std::string(to_string(op)));
     for (auto& [key, value] : exported.entry.items()) entry[key] = std::move(value);

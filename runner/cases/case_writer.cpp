@@ -14,7 +14,6 @@ Case finding_base_case(const std::string& id, const std::string& summary) {
   c.id = id;
   c.summary = summary;
   c.source = "suite";
-  c.level = Level::kRequired;
   return c;
 }
 
@@ -30,7 +29,7 @@ std::string case_yaml(const Case& c, const std::vector<std::string>& comments) {
   const CaseYamlMembers members = profile_of(c).case_yaml_members(c, ops);
   out += members.rules;
   out += "source: " + c.source + "\n";
-  out += std::string("level: ") + (c.level == Level::kRequired ? "required" : "recommended") + "\n";
+  out += "level: required\n";  // the only level (cases/README.md, level)
   return out + members.body;
 }
 

@@ -78,8 +78,17 @@ std::string string_member(const Json& object, const char* name, std::string fall
 
 // Totals counted from a report's results, by verdict, as run counts them.
 struct CountedTotals {
-  std::uint64_t passed = 0, failed = 0, skipped = 0, expected_failures = 0, recommended_failures = 0;
+  std::uint64_t passed = 0, failed = 0, skipped = 0, expected_failures = 0, stale_expected_failures = 0;
 };
+
+// Whether a run writes this verdict (a report before version 4 may hold a
+// "recommended-failure", of a level since removed).
+bool known_verdict(std::string_view verdict) {
+  for (std::string_view known : {"pass", "skip", "expected-failure", "unexpected-failure", "changed-failure",
+                                 "stale-listing", "unjudged"})
+    if (verdict == known) return true;
+  return false;
+}
 
 // The status a verdict can stand on: a verdict that its status contradicts
 // ("pass" on a FAIL) is an edited or broken report.
@@ -88,17 +97,16 @@ bool verdict_fits_status(std::string_view verdict, std::string_view status) {
   if (verdict == "pass" || verdict == "stale-listing") return status == "PASS";
   if (verdict == "skip") return status == "SKIP";
   if (verdict == "unjudged") return status == "ERROR";
-  if (verdict == "expected-failure" || verdict == "unexpected-failure" || verdict == "changed-failure" ||
-      verdict == "recommended-failure")
-    return failing;
-  return false;
+  return failing;
 }
 
 // What a report's results say of it, against what it says of itself: its
 // totals, each profile's counts and verdict, and its certificate must follow
-// from its results, and no (case, op) may be listed twice. A reason when they
+// from its results (and its totals' stale expected failures from its unmatched
+// list entries too), and no (case, op) may be listed twice. A reason when they
 // do not, so that no page shows a certificate its results deny.
-std::optional<std::string> contradiction(const Json& report, const std::deque<LoadedResult>& results) {
+std::optional<std::string> contradiction(const Json& report, std::uint64_t version,
+                                         const std::deque<LoadedResult>& results) {
   CountedTotals all;
   std::map<std::string, CountedTotals> by_profile;
   std::set<std::pair<std::string, std::string>> seen;
@@ -106,6 +114,9 @@ std::optional<std::string> contradiction(const Json& report, const std::deque<Lo
     const LoadedResult& item = results[i];
     const std::string &id = item.case_id, &op = item.op, &verdict = item.verdict, &status = item.status;
     if (!seen.emplace(id, op).second) return "result " + std::to_string(i) + " repeats " + id + " " + op;
+    if (!known_verdict(verdict))
+      return "result " + std::to_string(i) + " (" + id + " " + op + ") has verdict \"" + verdict +
+             "\", which this runner does not know";
     if (!verdict_fits_status(verdict, status))
       return "result " + std::to_string(i) + " (" + id + " " + op + ") has verdict \"" + verdict +
              "\" on status \"" + status + "\"";
@@ -114,7 +125,7 @@ std::optional<std::string> contradiction(const Json& report, const std::deque<Lo
       if (verdict == "pass") ++totals->passed;
       else if (verdict == "skip") ++totals->skipped;
       else if (verdict == "expected-failure") ++totals->expected_failures;
-      else if (verdict == "recommended-failure") ++totals->recommended_failures;
+      else if (verdict == "stale-listing") ++totals->stale_expected_failures;
       else ++totals->failed;
     }
   }
@@ -122,20 +133,33 @@ std::optional<std::string> contradiction(const Json& report, const std::deque<Lo
     const Json* value = member(object, name, Json::value_t::number_unsigned);
     return value ? std::optional<std::uint64_t>(value->get<std::uint64_t>()) : std::nullopt;
   };
-  // A run adds one failure for an expected-failures list with entries that match nothing.
-  const auto differs = [&](const Json& said, const CountedTotals& counted, bool list_failure_allowed) {
+  const Json* unmatched_entries = member(report, "unmatched_expected_failures", Json::value_t::array);
+  const std::uint64_t unmatched = unmatched_entries ? unmatched_entries->size() : 0;
+  // Since version 4 a stale expected failure is counted apart from "failed" (a
+  // missing count is 0), and the totals count each unmatched list entry as one.
+  // Before, "failed" held the stale listings, and one more failure for any
+  // entries that matched nothing.
+  const bool stale_apart = version >= 4;
+  const auto differs = [&](const Json& said, const CountedTotals& counted, std::uint64_t unmatched_here,
+                           bool list_failure_allowed) {
+    if (count(said, "passed").value_or(counted.passed) != counted.passed ||
+        count(said, "skipped").value_or(counted.skipped) != counted.skipped ||
+        count(said, "expected_failures").value_or(counted.expected_failures) != counted.expected_failures)
+      return true;
     const auto failed = count(said, "failed");
-    return count(said, "passed").value_or(counted.passed) != counted.passed ||
-           count(said, "skipped").value_or(counted.skipped) != counted.skipped ||
-           count(said, "expected_failures").value_or(counted.expected_failures) != counted.expected_failures ||
-           count(said, "recommended_failures").value_or(counted.recommended_failures) != counted.recommended_failures ||
-           (failed && (*failed < counted.failed || *failed > counted.failed + (list_failure_allowed ? 1 : 0)));
+    if (stale_apart)
+      return count(said, "stale_expected_failures").value_or(0) != counted.stale_expected_failures + unmatched_here ||
+             (failed && *failed != counted.failed);
+    const std::uint64_t failing = counted.failed + counted.stale_expected_failures;
+    return failed && (*failed < failing || *failed > failing + (list_failure_allowed ? 1 : 0));
   };
-  const std::string counted_text = std::to_string(all.passed) + " passed, " + std::to_string(all.failed) +
-                                   " failed, " + std::to_string(all.skipped) + " skipped, " +
-                                   std::to_string(all.expected_failures) + " expected failures";
+  const std::uint64_t all_stale = all.stale_expected_failures + (stale_apart ? unmatched : 0);
+  const std::string counted_text =
+      std::to_string(all.passed) + " passed, " + std::to_string(all.failed) + " failed, " +
+      std::to_string(all.skipped) + " skipped, " + std::to_string(all.expected_failures) + " expected failures" +
+      (all_stale > 0 ? ", " + std::to_string(all_stale) + " stale expected failures" : "");
   if (const Json* said = member(report, "totals", Json::value_t::object)) {
-    if (differs(*said, all, true)) return "its totals disagree with its results (" + counted_text + ")";
+    if (differs(*said, all, unmatched, true)) return "its totals disagree with its results (" + counted_text + ")";
     if (const auto listed = count(*said, "results"); listed && *listed != results.size())
       return "its totals count " + std::to_string(*listed) + " results, it lists " + std::to_string(results.size());
   }
@@ -144,15 +168,18 @@ std::optional<std::string> contradiction(const Json& report, const std::deque<Lo
       if (!profile.is_object()) return "a profile's verdict is not an object";
       const std::string name = string_member(profile, "profile");
       const CountedTotals counted = by_profile.count(name) ? by_profile[name] : CountedTotals{};
-      if (differs(profile, counted, false)) return "profile " + name + "'s counts disagree with its results";
-      if (string_member(profile, "verdict") == "conformant" && (counted.failed > 0 || counted.expected_failures > 0))
-        return "profile " + name + " is called conformant, and " + std::to_string(counted.failed) + " of its results fail";
+      if (differs(profile, counted, 0, false)) return "profile " + name + "'s counts disagree with its results";
+      const std::uint64_t failing = counted.failed + counted.expected_failures + counted.stale_expected_failures;
+      if (string_member(profile, "verdict") == "conformant" && failing > 0)
+        return "profile " + name + " is called conformant, and " + std::to_string(failing) + " of its results fail";
     }
   }
   const Json* totals = member(report, "totals", Json::value_t::object);
-  const std::uint64_t said_failed = totals ? count(*totals, "failed").value_or(0) : 0;
+  const std::uint64_t said_failing =
+      totals ? count(*totals, "failed").value_or(0) + count(*totals, "stale_expected_failures").value_or(0) : 0;
   const std::string certificate = string_member(report, "certificate");
-  if (certificate.starts_with("CONFORMANT") && (all.failed > 0 || all.expected_failures > 0 || said_failed > 0))
+  if (certificate.starts_with("CONFORMANT") &&
+      (all.failed > 0 || all.expected_failures > 0 || all_stale > 0 || said_failing > 0))
     return "its certificate says CONFORMANT, and its results hold " + counted_text;
   return std::nullopt;
 }
@@ -296,9 +323,10 @@ class ReportReader {
     if (const Json* profile = member(item, "profile", Json::value_t::string))
       result.profile = profile->get<std::string>();
     result.topic = string_member(item, "topic", result.topic);
-    result.level = string_member(item, "level", result.level);
     if (const Json* rules = member(item, "rules", Json::value_t::array)) result.rules = script_safe_json(*rules);
-    // A passing cell needs only its status; any other keeps all it says.
+    // A passing cell needs only its status; any other keeps all it says but the
+    // row's fields, and the "level" of a report before version 4, which was
+    // always "required".
     if (result.verdict != "pass") {
       for (const char* shared : {"case", "op", "topic", "profile", "rules", "level"}) item.erase(shared);
       result.cell = script_safe_json(item);
@@ -390,7 +418,8 @@ Checked<LoadedReport> read_run_report(std::string_view text, const std::filesyst
     return refuse("its \"report\" is not \"kiln-conformance-run\"");
   const Json* version = member(report, "report_version", Json::value_t::number_unsigned);
   // Version 1 had one top-level profile (the default) and no per-profile verdicts,
-  // version 2 no generated phase; their results read the same.
+  // version 2 no generated phase, version 3 a "level" that was always "required";
+  // their results read the same.
   if (!version || *version < 1 || *version > kJsonReportVersion)
     return refuse("report_version is not 1 to " + std::to_string(kJsonReportVersion));
   if (!member(report, "case_set_sha256", Json::value_t::string)) return refuse("no case_set_sha256");
@@ -417,7 +446,19 @@ Checked<LoadedReport> read_run_report(std::string_view text, const std::filesyst
       }
     }
   }
-  if (const auto why = contradiction(report, results))
+  // The list entries that matched no case, which the page lists (absent before version 4).
+  if (report.contains("unmatched_expected_failures")) {
+    const Json* entries = member(report, "unmatched_expected_failures", Json::value_t::array);
+    if (!entries) return refuse("\"unmatched_expected_failures\" is not an array");
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+      const Json& entry = (*entries)[i];
+      if (!entry.is_object() || !member(entry, "pattern", Json::value_t::string) ||
+          !member(entry, "line", Json::value_t::number_unsigned))
+        return refuse("unmatched expected failure " + std::to_string(i) +
+                      " has no string \"pattern\" and number \"line\"");
+    }
+  }
+  if (const auto why = contradiction(report, version->get<std::uint64_t>(), results))
     return Failure(name + ": a run report that contradicts itself: " + *why +
                    "; it was edited or is broken, and is not shown");
   LoadedReport loaded;
@@ -544,7 +585,6 @@ std::string Matrix::row_text(std::size_t row) const {
   out.member("topic", first.topic);
   out.member("case", first.case_id);
   out.member("op", first.op);
-  out.member("level", first.level);
   out.encoded_member("rules", first.rules);
   out.open_array("cells");
   for (const LoadedResult* cell : row_cells(start, end)) {

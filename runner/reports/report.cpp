@@ -255,7 +255,7 @@ protocol::Json report_head(const ReportContext& context) {
                       {"failed", context.totals.failed},
                       {"skipped", context.totals.skipped},
                       {"expected_failures", context.totals.expected_failures},
-                      {"recommended_failures", context.totals.recommended_failures},
+                      {"stale_expected_failures", context.totals.stale_expected_failures},
                       {"results", context.results.size()}};
   report["certificate"] = json_text(context.certificate);
   // Each profile's own verdict; the certificate above is the run's.
@@ -270,9 +270,14 @@ protocol::Json report_head(const ReportContext& context) {
                         {"skipped", verdict.totals.skipped},
                         {"out_of_scope", verdict.out_of_scope},
                         {"expected_failures", verdict.totals.expected_failures},
-                        {"recommended_failures", verdict.totals.recommended_failures}});
+                        {"stale_expected_failures", verdict.totals.stale_expected_failures}});
   }
   report["profiles"] = profiles;
+  // Stale expected failures without a result: the totals count them, no profile does.
+  Json unmatched = Json::array();
+  for (const UnmatchedEntry& entry : context.unmatched_entries)
+    unmatched.push_back({{"list", json_text(entry.list)}, {"line", entry.line}, {"pattern", json_text(entry.pattern)}});
+  report["unmatched_expected_failures"] = std::move(unmatched);
   return report;
 }
 
@@ -284,7 +289,6 @@ protocol::Json result_json(const ReportContext& context, const CaseResult& resul
   item["topic"] = json_text(result.topic);
   item["profile"] = json_text(result.profile.empty() ? std::string(default_profile_name()) : result.profile);
   item["op"] = std::string(to_string(result.op));
-  item["level"] = result.level == Level::kRecommended ? "recommended" : "required";
   item["status"] = std::string(to_string(result.status));
   item["verdict"] = std::string(to_string(result.verdict));
   item["unexpected"] = result.unexpected();
@@ -372,8 +376,8 @@ Checked<void> write_json_report(const ReportContext& context, const std::filesys
 }
 
 std::string junit_report(const ReportContext& context) {
-  // JUnit has no warnings: a recommended failure, like an expected one, is shown
-  // as skipped with its reason, which CI marks without failing the build.
+  // JUnit has no expected failures: one is shown as skipped with its reason,
+  // which CI marks without failing the build.
   struct Counts {
     std::size_t tests = 0, failures = 0, errors = 0, skipped = 0;
     double seconds = 0;
@@ -381,7 +385,7 @@ std::string junit_report(const ReportContext& context) {
   const auto count = [](Counts& counts, const CaseResult& result) {
     ++counts.tests;
     counts.seconds += result.seconds;
-    if (result.status == Status::kSkip || result.expected_failure() || result.recommended_failure()) ++counts.skipped;
+    if (result.status == Status::kSkip || result.expected_failure()) ++counts.skipped;
     else if (result.stale_listing() || result.status == Status::kFail) ++counts.failures;
     else if (result.status != Status::kPass) ++counts.errors;
   };
@@ -444,10 +448,6 @@ std::string junit_report(const ReportContext& context) {
     } else if (result.expected_failure()) {
       xml << ">\n      <skipped message=\""
           << x("expected failure (" + status + "): " + result.listed_reason)
-          << "\"/>\n    </testcase>\n";
-    } else if (result.recommended_failure()) {
-      xml << ">\n      <skipped message=\""
-          << x("recommended check fails (the format leaves a choice; not required): " + message)
           << "\"/>\n    </testcase>\n";
     } else if (result.stale_listing()) {
       xml << ">\n      <failure type=\"STALE-EXPECTED-FAILURE\" message=\""
@@ -513,18 +513,16 @@ std::string markdown_report(const ReportContext& context) {
   std::ostringstream md;
   md << "## Kiln conformance: " << m(adapter_name(context)) << "\n\n";
   md << "**" << m(context.certificate) << "**\n\n";
-  // The recommended column only when it has something to say, as on the console.
-  const bool recommended = context.totals.recommended_failures > 0;
+  // The stale column only when it has something to say, as on the console.
+  const bool stale = context.totals.stale_expected_failures > 0;
   const auto counts = [&](const Totals& totals) {
-    std::string cells = std::to_string(totals.passed) + " | " + std::to_string(totals.failed) + " | " +
-                        std::to_string(totals.skipped) + " | " +
-                        std::to_string(totals.expected_failures);
-    if (recommended) cells += " | " + std::to_string(totals.recommended_failures);
-    return cells;
+    return std::to_string(totals.passed) + " | " + std::to_string(totals.failed) + " | " +
+           std::to_string(totals.skipped) + " | " + std::to_string(totals.expected_failures) +
+           (stale ? " | " + std::to_string(totals.stale_expected_failures) : "");
   };
-  const std::string count_headers = std::string("passed | failed | skipped | expected failures") +
-                                    (recommended ? " | recommended failures" : "");
-  const std::string count_columns = recommended ? "---:|---:|---:|---:|---:" : "---:|---:|---:|---:";
+  const std::string count_headers =
+      std::string("passed | failed | skipped | expected failures") + (stale ? " | stale expected failures" : "");
+  const std::string count_columns = stale ? "---:|---:|---:|---:|---:" : "---:|---:|---:|---:";
   md << "| " << count_headers << " | results | seconds |\n|" << count_columns << "|---:|---:|\n";
   md << "| " << counts(context.totals) << " | " << context.results.size() << " | "
      << seconds_text(context.seconds) << " |\n\n";
@@ -598,7 +596,7 @@ std::string markdown_report(const ReportContext& context) {
       std::string rules;
       for (const auto& rule : result.rules) rules += (rules.empty() ? "" : " ") + rule;
       std::string status(to_string(result.status));
-      if (result.stale_listing()) status = "PASS (listed)";
+      if (result.stale_listing()) status = "PASS (a stale expected failure)";
       if (result.changed_failure() && result.listed_status)
         status += " (listed as " + std::string(to_string(*result.listed_status)) + ")";
       md << "| `" << m(result.case_id) << "` | " << m(to_string(result.op)) << " | " << m(status)
@@ -606,17 +604,11 @@ std::string markdown_report(const ReportContext& context) {
     }
     md << "\n";
   }
-  if (recommended) {
-    md << "### Recommended checks that fail\n\nWhere the format leaves a choice: reported, not "
-          "required for the certificate.\n\n| case | op | rules | expected | got |\n"
-          "|---|---|---|---|---|\n";
-    for (const CaseResult& result : context.results) {
-      if (!result.recommended_failure()) continue;
-      std::string rules;
-      for (const auto& rule : result.rules) rules += (rules.empty() ? "" : " ") + rule;
-      md << "| `" << m(result.case_id) << "` | " << m(to_string(result.op)) << " | " << m(rules)
-         << " | " << m(result.expected) << " | " << m(result.got) << " |\n";
-    }
+  if (!context.unmatched_entries.empty()) {
+    md << "### Expected-failures entries that match no case\n\nStale: remove them from the list.\n\n"
+          "| list | line | entry |\n|---|---:|---|\n";
+    for (const UnmatchedEntry& entry : context.unmatched_entries)
+      md << "| " << m(entry.list) << " | " << entry.line << " | `" << m(entry.pattern) << "` |\n";
     md << "\n";
   }
   if (context.totals.expected_failures) {

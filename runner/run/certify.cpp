@@ -15,15 +15,6 @@ using run_steps::add_to;
 
 namespace {
 
-// How the recommended checks that ran fared, for the certificate: empty when
-// none ran.
-std::string recommended_note(std::size_t failed, std::size_t ran) {
-  if (ran == 0) return {};
-  if (failed == 0) return "; all " + std::to_string(ran) + " recommended checks pass";
-  return "; " + std::to_string(failed) + " of " + std::to_string(ran) + " recommended checks fail";
-}
-
-
 // Each profile of the run and what the adapter did with it, for the
 // certificate: "P and Q (its scope note)"; for a partial run, "conformant for
 // P; Q not offered".
@@ -60,22 +51,19 @@ void add_to(Totals& totals, const CaseResult& result) {
     case Verdict::kPass: ++totals.passed; return;
     case Verdict::kSkip: ++totals.skipped; return;
     case Verdict::kExpectedFailure: ++totals.expected_failures; return;
-    case Verdict::kRecommendedFailure: ++totals.recommended_failures; return;
+    case Verdict::kStaleListing: ++totals.stale_expected_failures; return;
     case Verdict::kUnexpectedFailure:
     case Verdict::kChangedFailure:
-    case Verdict::kStaleListing:
     case Verdict::kUnjudged: ++totals.failed; return;
   }
 }
 
 // The certificate and the exit status, the first reason that applies winning.
-// CONFORMANT needs every check of the whole case set run, every required one
-// passed and every recommended one passed or FAILed: counted, not inferred from
-// the absence of failures.
+// CONFORMANT needs every check of the whole case set run and passed: counted,
+// not inferred from the absence of failures.
 Certificate certify(const Plan& plan, const Session& session, const std::vector<CaseResult>& results,
                     const Totals& totals, const std::vector<GeneratedPhase>& phases) {
-  std::size_t unjudged = 0, required_passed = 0, recommended_ran = 0;
-  std::size_t out_of_scope_required = 0, out_of_scope_recommended = 0;
+  std::size_t unjudged = 0, cases_passed = 0, out_of_scope = 0;
   std::size_t generated_planned = 0, generated_passed = 0;
   for (const GeneratedPhase& phase : phases) generated_planned += phase.planned;
   for (const CaseResult& result : results) {
@@ -84,26 +72,26 @@ Certificate certify(const Plan& plan, const Session& session, const std::vector<
       generated_passed += result.verdict == Verdict::kPass;
       continue;
     }
-    if (result.out_of_scope && result.verdict == Verdict::kSkip)
-      ++(result.level == Level::kRequired ? out_of_scope_required : out_of_scope_recommended);
-    required_passed += result.level == Level::kRequired && result.verdict == Verdict::kPass;
-    recommended_ran += result.level == Level::kRecommended &&
-                       (result.verdict == Verdict::kPass || result.verdict == Verdict::kRecommendedFailure);
+    out_of_scope += result.out_of_scope && result.verdict == Verdict::kSkip;
+    cases_passed += result.verdict == Verdict::kPass;
   }
   const std::string& who = session.who;
-  const bool nothing_checked = totals.passed == 0 && totals.failed == 0 &&
-                               totals.expected_failures == 0 && totals.recommended_failures == 0;
-  const std::string failures = std::to_string(totals.failed) + " unexpected and " +
-                               std::to_string(totals.expected_failures) + " expected failure(s)";
-  const std::string recommended = recommended_note(totals.recommended_failures, recommended_ran);
-  const std::size_t every_check = plan.every_check() + generated_planned;
+  const bool nothing_checked = totals.passed == 0 && totals.failed == 0 && totals.expected_failures == 0 &&
+                               totals.stale_expected_failures == 0;
+  const bool stale = totals.stale_expected_failures > 0;
+  const std::string failures =
+      std::to_string(totals.failed) + " unexpected and " + std::to_string(totals.expected_failures) +
+      " expected failure(s)" +
+      (stale ? " and " + std::to_string(totals.stale_expected_failures) + " stale expected failure(s)" : "");
+  const std::size_t every_check = plan.every_case_check + generated_planned;
   const bool all_ran = results.size() == every_check;
   // What the certificate covers beyond the cases, named either way.
   const std::string generated =
       phases.empty() ? std::string(", cases only,")
                      : " and " + std::to_string(generated_passed) + " generated checks (seed " +
                            std::to_string(phases.front().seed) + ")";
-  Certificate certificate{{}, totals.failed == 0 ? kExitOk : kExitFailures};
+  // A stale expected failure fails the run as a wrong answer does: the list only shrinks.
+  Certificate certificate{{}, totals.failed == 0 && !stale ? kExitOk : kExitFailures};
   if (unjudged > 0) {
     certificate = {"NO CERTIFICATE: " + std::to_string(unjudged) +
                        " result(s) could not be judged: the case set is broken",
@@ -130,23 +118,19 @@ Certificate certify(const Plan& plan, const Session& session, const std::vector<
                        std::to_string(every_check - std::min(every_check, results.size())) + " of " +
                        std::to_string(every_check) + " checks not run; " + failures,
                    kExitFailures};
-  } else if (totals.failed > 0 || totals.expected_failures > 0) {
+  } else if (totals.failed > 0 || totals.expected_failures > 0 || stale) {
     certificate.text = "NOT CONFORMANT: " + who + " has " + failures;
-  } else if (all_ran && required_passed + out_of_scope_required == plan.every_required_check &&
-             recommended_ran + out_of_scope_recommended == plan.every_recommended_check &&
+  } else if (all_ran && cases_passed + out_of_scope == plan.every_case_check &&
              generated_passed == generated_planned) {
-    certificate.text =
-        "CONFORMANT: " + who + " passes all " + std::to_string(required_passed) + " " +
-        (plan.every_recommended_check == 0 ? "" : "required ") + "checks (decode and encode)" + generated +
-        " of kiln-conformance " + KILN_SUITE_VERSION + " for " + profile_verdicts(results, session, false) +
-        recommended;
+    certificate.text = "CONFORMANT: " + who + " passes all " + std::to_string(cases_passed) +
+                       " checks (decode and encode)" + generated + " of kiln-conformance " + KILN_SUITE_VERSION +
+                       " for " + profile_verdicts(results, session, false);
   } else if (all_ran && totals.passed > 0 && generated_passed == generated_planned &&
-             totals.passed + totals.recommended_failures + totals.skipped == every_check) {
-    certificate.text = "CONFORMANT (partial): " + who + " passes every " +
-                       (plan.every_recommended_check == 0 ? "" : "required ") + "check it offers" +
+             totals.passed + totals.skipped == every_check) {
+    certificate.text = "CONFORMANT (partial): " + who + " passes every check it offers" +
                        (phases.empty() ? std::string(", cases only") : generated) + "; " +
-                       std::to_string(totals.skipped - out_of_scope_required - out_of_scope_recommended) +
-                       " skipped" + recommended + "; " + profile_verdicts(results, session, true);
+                       std::to_string(totals.skipped - out_of_scope) + " skipped; " +
+                       profile_verdicts(results, session, true);
   } else {
     // Unreachable while the counts above add up; never a certificate if not.
     certificate = {"NO CERTIFICATE: " + std::to_string(results.size()) + " of " +
@@ -181,7 +165,9 @@ std::vector<ProfileVerdict> verdicts_by_profile(const std::vector<CaseResult>& r
     }
     if (results_here == 0) continue;
     if (hello && hello->offers_profile(verdict.profile)) verdict.scope = profile->scope_note(*hello);
-    if (verdict.totals.failed > 0 || verdict.totals.expected_failures > 0) verdict.verdict = "not conformant";
+    if (verdict.totals.failed > 0 || verdict.totals.expected_failures > 0 ||
+        verdict.totals.stale_expected_failures > 0)
+      verdict.verdict = "not conformant";
     else if (unoffered == results_here) verdict.verdict = "not offered";
     else if (unoffered > 0) verdict.verdict = "partly offered";
     else if (filtered) verdict.verdict = "not certified";

@@ -19,7 +19,6 @@ std::string status_label(const CaseResult& result) {
     case Verdict::kChangedFailure:
       return status + ", but listed as " +
              std::string(result.listed_status ? to_string(*result.listed_status) : "failing");
-    case Verdict::kRecommendedFailure: return status + " (recommended)";
     default: return status;
   }
 }
@@ -41,9 +40,6 @@ void print_result(std::ostream& out, const CaseResult& result, std::string_view 
   if (!result.detail.empty()) out << "    detail:   " << protocol::printable(result.detail) << "\n";
   if (result.difference)
     for (const std::string& line : window_lines(*result.difference)) out << "      " << line << "\n";
-  if (result.recommended_failure())
-    out << "    level:    recommended: the format leaves a choice here; this does not deny the "
-           "certificate\n";
   if (result.listed)
     out << "    listed:   "
         << (result.listed_status ? std::string(to_string(*result.listed_status)) + ": " : "")
@@ -65,31 +61,32 @@ void print_result(std::ostream& out, const RunOptions& options, const CaseResult
 // The topic table, the certificate and the closing counts.
 void print_closing(std::ostream& out, const RunSummary& summary) {
   const Totals& totals = summary.totals;
-  // The recommended column only when it has something to say: most case sets
-  // and runs have no recommended failure.
-  const bool recommended = totals.recommended_failures > 0;
+  // The stale column only when it has something to say: a run with an
+  // up-to-date list, or none, has no stale expected failure.
+  const bool stale = totals.stale_expected_failures > 0;
   char row[192];
-  std::snprintf(row, sizeof row, "\n%-16s %8s %8s %8s %9s%s\n", "topic", "passed", "failed", "skipped",
-                "expected", recommended ? " recommended" : "");
-  out << row;
-  for (const TopicTotals& topic : totals_by_topic(summary.results)) {
-    std::snprintf(row, sizeof row, "%-16s %8zu %8zu %8zu %9zu", topic.topic.c_str(),
-                  topic.totals.passed, topic.totals.failed, topic.totals.skipped,
-                  topic.totals.expected_failures);
+  const auto counts = [&](const char* name, const Totals& counted) {
+    std::snprintf(row, sizeof row, "%-16s %8zu %8zu %8zu %9zu", name, counted.passed, counted.failed,
+                  counted.skipped, counted.expected_failures);
     out << row;
-    if (recommended) {
-      std::snprintf(row, sizeof row, " %11zu", topic.totals.recommended_failures);
+    if (stale) {
+      std::snprintf(row, sizeof row, " %6zu", counted.stale_expected_failures);
       out << row;
     }
+  };
+  std::snprintf(row, sizeof row, "\n%-16s %8s %8s %8s %9s%s\n", "topic", "passed", "failed", "skipped",
+                "expected", stale ? "  stale" : "");
+  out << row;
+  for (const TopicTotals& topic : totals_by_topic(summary.results)) {
+    counts(topic.topic.c_str(), topic.totals);
     out << "\n";
   }
-  std::snprintf(row, sizeof row, "\n%-16s %8s %8s %8s %9s  %s\n", "profile", "passed", "failed", "skipped",
-                "expected", "verdict");
+  std::snprintf(row, sizeof row, "\n%-16s %8s %8s %8s %9s%s  %s\n", "profile", "passed", "failed", "skipped",
+                "expected", stale ? "  stale" : "", "verdict");
   out << row;
   for (const ProfileVerdict& verdict : summary.profiles) {
-    std::snprintf(row, sizeof row, "%-16s %8zu %8zu %8zu %9zu  ", verdict.profile.c_str(), verdict.totals.passed,
-                  verdict.totals.failed, verdict.totals.skipped, verdict.totals.expected_failures);
-    out << row << verdict.verdict << (verdict.scope.empty() ? "" : " (" + verdict.scope + ")") << "\n";
+    counts(verdict.profile.c_str(), verdict.totals);
+    out << "  " << verdict.verdict << (verdict.scope.empty() ? "" : " (" + verdict.scope + ")") << "\n";
   }
   // The generated phase in a line per profile: its count, seed and what it kept.
   if (!summary.generated.empty()) out << "\n";
@@ -105,7 +102,7 @@ void print_closing(std::ostream& out, const RunSummary& summary) {
   out << "\n" << summary.certificate << "\n";
   out << totals.passed << " passed, " << totals.failed << " failed, " << totals.skipped
       << " skipped, " << totals.expected_failures << " expected failures";
-  if (recommended) out << ", " << totals.recommended_failures << " recommended failures";
+  if (stale) out << ", " << totals.stale_expected_failures << " stale expected failures";
   out << "\n";
 }
 

@@ -39,13 +39,10 @@ std::optional<Status> take_status(std::string_view& rest) {
 Verdict verdict_of(const CaseResult& result, const ExpectedFailures::Entry* entry) {
   if (result.status == Status::kError) return Verdict::kUnjudged;
   if (result.status == Status::kSkip) return Verdict::kSkip;
-  const bool as_recorded = entry == nullptr || entry->accepts(result.status);
-  if (result.level == Level::kRecommended && result.status == Status::kFail && as_recorded)
-    return Verdict::kRecommendedFailure;
   if (entry == nullptr)
     return result.status == Status::kPass ? Verdict::kPass : Verdict::kUnexpectedFailure;
   if (result.status == Status::kPass) return Verdict::kStaleListing;
-  return as_recorded ? Verdict::kExpectedFailure : Verdict::kChangedFailure;
+  return entry->accepts(result.status) ? Verdict::kExpectedFailure : Verdict::kChangedFailure;
 }
 
 }  // namespace
@@ -143,17 +140,17 @@ std::vector<const ExpectedFailures::Entry*> ExpectedFailures::unused() const {
   return stale;
 }
 
-std::size_t ExpectedFailures::report_unused(std::ostream& err) const {
+std::vector<UnmatchedEntry> ExpectedFailures::report_unused(std::ostream& err) const {
   return report_unused(err, [](const Entry&) { return false; });
 }
 
-std::size_t ExpectedFailures::report_unused(std::ostream& err,
-                                            const std::function<bool(const Entry&)>& outside) const {
-  std::size_t stale = 0;
+std::vector<UnmatchedEntry> ExpectedFailures::report_unused(
+    std::ostream& err, const std::function<bool(const Entry&)>& outside) const {
+  std::vector<UnmatchedEntry> stale;
   for (const Entry* entry : unused()) {
     if (outside(*entry)) continue;
     err << source_ << ":" << entry->line << ": '" << entry->pattern() << "' matches no case: remove it\n";
-    ++stale;
+    stale.push_back({source_, entry->line, entry->pattern()});
   }
   return stale;
 }
@@ -162,7 +159,7 @@ std::string ExpectedFailures::write(const std::vector<CaseResult>& results, std:
   // One line per entry, whatever the adapter wrote: the list must read back.
   std::string text = "# " + protocol::printable(header) + "\n";
   for (const CaseResult& result : results) {
-    if (!listable(result.status) || result.verdict == Verdict::kRecommendedFailure) continue;
+    if (!listable(result.status)) continue;
     // A changed failure's reason described the old way of failing.
     const std::string& reason =
         result.expected_failure() && !result.listed_reason.empty() ? result.listed_reason : result.got;

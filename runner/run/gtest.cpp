@@ -67,7 +67,7 @@ class UnusedEntriesCheck final : public ::testing::Environment {
           if (std::find(ops.begin(), ops.end(), op) == ops.end() && entry.matches(c.id, op)) return true;
       return false;
     };
-    if (registry_->current.report_unused(unused, outside) > 0)
+    if (!registry_->current.report_unused(unused, outside).empty())
       ADD_FAILURE() << "the expected-failures list has entries that match no failure:\n" << unused.str();
   }
 
@@ -114,12 +114,8 @@ class CaseTest final : public ::testing::Test {
     registry.current.record(result);
     ::testing::Test::RecordProperty("kiln_verdict", std::string(to_string(result.verdict)));
     if (result.verdict == Verdict::kSkip) GTEST_SKIP() << protocol::printable(result.detail);
-    if (result.unexpected()) {
-      // At the case's file, which says what the case is, rather than here.
-      ADD_FAILURE_AT(case_->origin.file.c_str(), case_->origin.line) << text_of(result);
-    } else if (result.recommended_failure()) {
-      std::cout << text_of(result);  // reported, not failed: as `run` prints it
-    }
+    // At the case's file, which says what the case is, rather than here.
+    if (result.unexpected()) ADD_FAILURE_AT(case_->origin.file.c_str(), case_->origin.line) << text_of(result);
   }
 
  private:

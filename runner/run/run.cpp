@@ -216,8 +216,7 @@ std::optional<Plan> plan_run(const RunOptions& options, const CaseSet& set, std:
         std::find(options.profiles.begin(), options.profiles.end(), c.profile) == options.profiles.end())
       continue;
     const auto case_ops = c.derived_ops();
-    (c.level == Level::kRecommended ? plan.every_recommended_check : plan.every_required_check) +=
-        case_ops.size();
+    plan.every_case_check += case_ops.size();
     if (!selected(options, c)) continue;
     const auto here = static_cast<std::size_t>(
         std::count_if(case_ops.begin(), case_ops.end(), [&](Operation op) { return plan.wanted(op); }));
@@ -288,7 +287,6 @@ CaseResult run_case(const Case& c, Operation op, Driver& driver,
   result.topic = topic_of(c);
   result.profile = c.profile;
   result.op = op;
-  result.level = c.level;
   for (std::string_view rule : c.rule_ids()) result.rules.emplace_back(rule);
   const Profile& profile = profile_of(c);
   const protocol::Hello* offered = hello ? &*hello : nullptr;
@@ -326,8 +324,7 @@ CaseResult run_case(const Case& c, Operation op, Driver& driver,
 namespace {
 
 // Every planned (case, op), each given its verdict as it finishes; prints what
-// fails the run and recommended failures (everything with --verbose), and
-// progress.
+// fails the run (everything with --verbose), and progress.
 std::vector<CaseResult> run_cases(const RunOptions& options, Plan& plan, Session& session,
                                   std::ostream& out) {
   std::vector<CaseResult> results;
@@ -346,8 +343,7 @@ std::vector<CaseResult> run_cases(const RunOptions& options, Plan& plan, Session
       session.kept_text.bound(result);
       plan.expected.record(result);
       failing += result.unexpected();
-      if (options.verbose || result.unexpected() || result.recommended_failure())
-        print_result(out, options, result);
+      if (options.verbose || result.unexpected()) print_result(out, options, result);
       if (!options.quiet_progress && (results.size() + 1) % 100 == 0)
         out << "... " << results.size() + 1 << " of " << plan.planned << " results\n";
       results.push_back(std::move(result));
@@ -521,7 +517,6 @@ std::string_view to_string(Verdict verdict) noexcept {
     case Verdict::kPass: return "pass";
     case Verdict::kSkip: return "skip";
     case Verdict::kExpectedFailure: return "expected-failure";
-    case Verdict::kRecommendedFailure: return "recommended-failure";
     case Verdict::kUnexpectedFailure: return "unexpected-failure";
     case Verdict::kChangedFailure: return "changed-failure";
     case Verdict::kStaleListing: return "stale-listing";
@@ -568,13 +563,16 @@ RunSummary run_suite(const RunOptions& options, const CaseSet& set, std::ostream
   summary.generated = run_generated(options, *plan, *session, set, case_set_sha256, summary.results, out, err);
 
   for (const CaseResult& result : summary.results) add_to(summary.totals, result);
-  // A filtered run or one that sent nothing cannot tell an unused entry.
+  // A filtered run or one that sent nothing cannot tell an unused entry. One
+  // that names nothing is as out of date as one whose case now passes: each
+  // counts as a stale expected failure, not as a wrong answer.
   if (!plan->filtered && !session->other_protocol) {
     const std::unordered_set<const Case*> chosen(plan->chosen.begin(), plan->chosen.end());
-    summary.totals.failed += plan->expected.report_unused(err, [&](const ExpectedFailures::Entry& entry) {
+    summary.unmatched_entries = plan->expected.report_unused(err, [&](const ExpectedFailures::Entry& entry) {
       return outside_generated_selection(entry, summary.generated) ||
              names_a_check_not_run(entry, set, chosen, *plan);
-    }) > 0 ? 1 : 0;
+    });
+    summary.totals.stale_expected_failures += summary.unmatched_entries.size();
   }
 
   const Certificate certificate = certify(*plan, *session, summary.results, summary.totals, summary.generated);
@@ -585,7 +583,7 @@ RunSummary run_suite(const RunOptions& options, const CaseSet& set, std::ostream
   const ReportContext context{options,         session->hello,      case_set_sha256,
                               set.cases.size(), summary.results,    summary.totals,
                               summary.certificate, seconds,         started_at,
-                              summary.generated};
+                              summary.generated, summary.unmatched_entries};
   const bool reports_written = write_reports(options, context, session->who, err);
   print_closing(out, summary);
   summary.exit_code = reports_written ? certificate.exit_code : kExitUsage;

@@ -25,13 +25,11 @@ struct Plan {
   std::set<Operation> ops;            // `--ops decode,decode` is a decode-only run
   std::vector<const Case*> chosen;    // into the case set, which outlives the plan
   std::size_t planned = 0;            // the results this run will have
-  std::size_t every_required_check = 0;     // the results of required cases a whole run has
-  std::size_t every_recommended_check = 0;  // and of recommended ones
+  std::size_t every_case_check = 0;   // the results of the cases a whole run has
   std::size_t largest_block = 0;
   bool filtered = false;
 
   bool wanted(Operation op) const { return ops.count(op) != 0; }
-  std::size_t every_check() const { return every_required_check + every_recommended_check; }
 };
 
 // What the run keeps of the adapter's text in its results (got, detail,

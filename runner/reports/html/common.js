@@ -18,21 +18,22 @@ function el(tag, className, text) {
   return node;
 }
 
-// How a verdict counts: the JSON report's verdicts in the five total columns.
-const CATEGORIES = ["passed", "failed", "skipped", "expected_failures", "recommended_failures"];
+// How a verdict counts: the JSON report's verdicts in the five total columns. A
+// report before version 4 has no stale count (0 here): its "failed" held them.
+const CATEGORIES = ["passed", "failed", "skipped", "expected_failures", "stale_expected_failures"];
 const CATEGORY_NAMES = {passed: "passed", failed: "failed", skipped: "skipped",
-  expected_failures: "expected failures", recommended_failures: "recommended failures"};
+  expected_failures: "expected failures", stale_expected_failures: "stale expected failures"};
 function category(verdict) {
   switch (verdict) {
     case "pass": return "passed";
     case "skip": return "skipped";
     case "expected-failure": return "expected_failures";
-    case "recommended-failure": return "recommended_failures";
+    case "stale-listing": return "stale_expected_failures";
     default: return "failed";
   }
 }
 const STATUS_CLASS = {passed: "s-pass", failed: "s-fail", skipped: "s-skip",
-  expected_failures: "s-xfail", recommended_failures: "s-rec"};
+  expected_failures: "s-xfail", stale_expected_failures: "s-stale"};
 
 function statusBadge(result) {
   if (!result) return el("span", "status s-none", "\u2014");
@@ -119,7 +120,6 @@ function details(result, heading) {
   add("case", result.case);
   add("op", result.op);
   add("status", result.status + " (" + result.verdict + ")");
-  add("level", result.level);
   add("rules", (result.rules || []).join(", "));
   add("expected", result.expected);
   add("got", result.got);

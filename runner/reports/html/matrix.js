@@ -94,8 +94,8 @@
     close.addEventListener("click", () => { panel.classList.add("hidden"); td.classList.remove("selected"); });
     const cell = row.cells[i];
     const heading = impls[i].label + ": " + row.case + " " + row.op;
-    panel.replaceChildren(close, cell ? details(Object.assign({case: row.case, op: row.op, level: row.level,
-      rules: row.rules}, cell), heading) : el("div", "details", heading + ": not in this report"));
+    panel.replaceChildren(close, cell ? details(Object.assign({case: row.case, op: row.op, rules: row.rules}, cell),
+      heading) : el("div", "details", heading + ": not in this report"));
   };
 
   const renderRow = (item, parent) => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The HTML reports in a real browser (headless Chromium through Selenium):
-what a reader sees matches the JSON reports (counts, certificates, each
-generated phase's checks, seed and written failures), filters
+what a reader sees matches the JSON reports (counts, stale expected failures
+among them, certificates, each generated phase's checks, seed and written failures), filters
 hide rows, a click opens a result's or a cell's details, and hostile adapter
 text (markup, script, controls, invalid UTF-8) is shown as text and never runs.
 
@@ -49,10 +49,10 @@ def check(condition, what):
     (passes if condition else failures).append(what)
 
 
-def run(cli, cases, adapter, out, name, expect):
+def run(cli, cases, adapter, out, name, expect, extra=()):
     json_file, html_file = os.path.join(out, name + ".json"), os.path.join(out, name + ".html")
     done = subprocess.run([cli, "run", "--no-progress", "--cases", cases, "--adapter", adapter,
-                           "--json", json_file, "--html", html_file],
+                           "--json", json_file, "--html", html_file] + list(extra),
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
     if done.returncode != expect:
         sys.exit("browser test: run of %s exited %d, expected %d: %s" %
@@ -74,10 +74,10 @@ def check_run_page(driver, report, page):
     totals = report["totals"]
     cells = [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#totals td")]
     want = [str(totals[k]) for k in ("passed", "failed", "skipped", "expected_failures",
-                                     "recommended_failures", "results")]
+                                     "stale_expected_failures", "results")]
     check(cells[1:] == want, "run page totals %s match the JSON report's %s" % (cells[1:], want))
     check(text(driver, "#certificate") == report["certificate"], "run page shows the certificate")
-    failing = sum(1 for r in report["results"] if r["unexpected"] or r["verdict"] == "recommended-failure")
+    failing = sum(1 for r in report["results"] if r["unexpected"])
     check(text(driver, "#failures-heading") == "Failures (%d)" % failing, "failure count is %d" % failing)
     count = len(report["results"])
     check(text(driver, "#result-count") == "%d of %d results" % (count, count), "every result listed")
@@ -104,6 +104,28 @@ def check_run_page(driver, report, page):
     check(len(details) == 1 and first in details[0].text, "a click on a row opens its details")
     check_generated_section(driver, report)
     return driver
+
+
+def check_stale_page(driver, report, page):
+    """A run whose list is out of date: its stale expected failures in their own
+    column and status filter, and the entries that match no case listed."""
+    driver.get("file://" + page)
+    totals = report["totals"]
+    cells = [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#totals td")]
+    want = [str(totals[k]) for k in ("passed", "failed", "skipped", "expected_failures",
+                                     "stale_expected_failures", "results")]
+    check(cells[1:] == want and totals["failed"] == 0 and totals["stale_expected_failures"] > 0,
+          "the stale run's totals %s match the JSON report's %s, none failed" % (cells[1:], want))
+    listings = sum(1 for r in report["results"] if r["verdict"] == "stale-listing")
+    Select(driver.find_element(By.ID, "filter-status")).select_by_value("stale_expected_failures")
+    count = len(report["results"])
+    check(text(driver, "#result-count") == "%d of %d results" % (listings, count),
+          "the status filter leaves the %d stale listings" % listings)
+    Select(driver.find_element(By.ID, "filter-status")).select_by_value("all")
+    entries = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#unmatched-entries .meta")]
+    patterns = [u["pattern"] for u in report["unmatched_expected_failures"]]
+    check(len(entries) == len(patterns) and all(p in e for p, e in zip(patterns, entries)),
+          "the %d entries that match no case are listed" % len(patterns))
 
 
 def generated_row(phase):
@@ -179,6 +201,11 @@ def main():
         ref_report, ref_page = run(cli, cases, reference, out, "reference", 0)
         mut_report, mut_page = run(cli, cases, mutant + " --mutant " + MUTANT, out, "mutant", 1)
         bad_report, bad_page = run(cli, cases, fake + " --hostile-text", out, "hostile", 1)
+        stale_list = os.path.join(out, "stale.txt")
+        with open(stale_list, "w", encoding="utf-8") as f:
+            f.write("kiln-v2-u4:decode FAIL: fixed since\nkiln-v2-no-such-case FAIL: removed\n")
+        stale_report, stale_page = run(cli, cases, reference, out, "stale", 1,
+                                       ["--generated", "0", "--expected-failures", stale_list])
         matrix = os.path.join(out, "matrix.html")
         subprocess.run([cli, "report", "--html", matrix] +
                        [os.path.join(out, n + ".json") for n in ("reference", "mutant", "hostile")],
@@ -192,6 +219,7 @@ def main():
         driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
         try:
             check_run_page(driver, ref_report, ref_page)
+            check_stale_page(driver, stale_report, stale_page)
             check_run_page(driver, mut_report, mut_page)
             first_failure = driver.find_element(By.CSS_SELECTOR, "#failures .details")
             check("entry 0 data_offset" in first_failure.text, "a failure names the differing field")

@@ -196,10 +196,118 @@ TEST(LoadRunReport, RefusesAReportThatContradictsItself) {
   EXPECT_FALSE(loads(relabelled));
   EXPECT_NE(error.find("has verdict \"pass\" on status \"FAIL\""), std::string::npos) << error;
 
-  // A run that found unused list entries counts one more failure than its results.
+  // A run before version 4 that found unused list entries counts one more
+  // failure than its results.
   Json listed = honest;
   listed["totals"]["failed"] = 2;
   EXPECT_TRUE(loads(listed)) << error;
+}
+
+// Since version 4 a report counts its stale expected failures apart from
+// failed: a stale listing put under failed, or a failure under stale, is
+// refused; the list entries that matched no case are stale expected failures of
+// the totals alone, one each.
+TEST(LoadRunReport, CountsStaleExpectedFailuresApartFromFailed) {
+  ReportFile file;
+  const std::string& error = file.error;
+  const auto loads = [&](const Json& json) { return file.loads(json); };
+  Json honest = run_report("x", "s", {result_item("c1", "decode", "PASS", "pass"),
+                                      result_item("c2", "decode", "FAIL", "unexpected-failure"),
+                                      result_item("c3", "decode", "PASS", "stale-listing")});
+  honest["report_version"] = kJsonReportVersion;
+  honest["certificate"] =
+      "NOT CONFORMANT: x has 1 unexpected and 0 expected failure(s) and 2 stale expected failure(s)";
+  honest["totals"] = {{"passed", 1}, {"failed", 1}, {"skipped", 0}, {"expected_failures", 0},
+                      {"stale_expected_failures", 2}, {"results", 3}};
+  honest["profiles"] = Json::array({{{"profile", "kiln-v2"}, {"passed", 1}, {"failed", 1}, {"skipped", 0},
+                                     {"expected_failures", 0}, {"stale_expected_failures", 1},
+                                     {"verdict", "not conformant"}}});
+  honest["unmatched_expected_failures"] =
+      Json::array({{{"list", "expected.txt"}, {"line", 2}, {"pattern", "kiln-v2-gone"}}});
+  ASSERT_TRUE(loads(honest)) << error;
+  const std::string disagree = "its totals disagree with its results (1 passed, 1 failed, 0 skipped, "
+                               "0 expected failures, 2 stale expected failures)";
+
+  Json under_failed = honest;  // the stale listing counted as a wrong answer
+  under_failed["totals"]["failed"] = 2;
+  under_failed["totals"]["stale_expected_failures"] = 1;
+  EXPECT_FALSE(loads(under_failed));
+  EXPECT_NE(error.find(disagree), std::string::npos) << error;
+  Json under_stale = honest;  // the wrong answer counted as stale
+  under_stale["totals"]["failed"] = 0;
+  under_stale["totals"]["stale_expected_failures"] = 3;
+  EXPECT_FALSE(loads(under_stale));
+  EXPECT_NE(error.find(disagree), std::string::npos) << error;
+  // A missing count is 0, which these results deny.
+  Json no_count = honest;
+  no_count["totals"].erase("stale_expected_failures");
+  EXPECT_FALSE(loads(no_count));
+  EXPECT_NE(error.find(disagree), std::string::npos) << error;
+
+  // The same in a profile's counts, which hold no unmatched entry.
+  Json profile_under_failed = honest;
+  profile_under_failed["profiles"][0]["failed"] = 2;
+  profile_under_failed["profiles"][0]["stale_expected_failures"] = 0;
+  EXPECT_FALSE(loads(profile_under_failed));
+  EXPECT_NE(error.find("profile kiln-v2's counts disagree with its results"), std::string::npos) << error;
+  Json profile_with_unmatched = honest;
+  profile_with_unmatched["profiles"][0]["stale_expected_failures"] = 2;
+  EXPECT_FALSE(loads(profile_with_unmatched));
+  EXPECT_NE(error.find("profile kiln-v2's counts disagree with its results"), std::string::npos) << error;
+
+  // Each unmatched entry is one, and only those listed count.
+  Json unlisted = honest;
+  unlisted.erase("unmatched_expected_failures");
+  EXPECT_FALSE(loads(unlisted));
+  EXPECT_NE(error.find("its totals disagree with its results (1 passed, 1 failed, 0 skipped, "
+                       "0 expected failures, 1 stale expected failures)"),
+            std::string::npos)
+      << error;
+  Json two_unmatched = honest;
+  two_unmatched["unmatched_expected_failures"].push_back({{"list", "expected.txt"}, {"line", 3}, {"pattern", "b"}});
+  EXPECT_FALSE(loads(two_unmatched));
+  two_unmatched["totals"]["stale_expected_failures"] = 3;
+  EXPECT_TRUE(loads(two_unmatched)) << error;
+  Json malformed = honest;
+  malformed["unmatched_expected_failures"] = Json::array({"kiln-v2-gone"});
+  EXPECT_FALSE(loads(malformed));
+  EXPECT_NE(error.find("unmatched expected failure 0 has no string \"pattern\""), std::string::npos) << error;
+
+  // A stale expected failure denies CONFORMANT, for the run and for a profile.
+  Json stale_only = run_report("x", "s", {result_item("c1", "decode", "PASS", "pass"),
+                                          result_item("c3", "decode", "PASS", "stale-listing")});
+  stale_only["report_version"] = kJsonReportVersion;
+  stale_only["totals"] = {{"passed", 1}, {"failed", 0}, {"stale_expected_failures", 1}};
+  stale_only["certificate"] = "CONFORMANT: x passes all 2 checks";
+  EXPECT_FALSE(loads(stale_only));
+  EXPECT_NE(error.find("its certificate says CONFORMANT, and its results hold 1 passed, 0 failed, 0 skipped, "
+                       "0 expected failures, 1 stale expected failures"),
+            std::string::npos)
+      << error;
+  stale_only["certificate"] =
+      "NOT CONFORMANT: x has 0 unexpected and 0 expected failure(s) and 1 stale expected failure(s)";
+  stale_only["profiles"] = Json::array({{{"profile", "kiln-v2"}, {"passed", 1}, {"failed", 0},
+                                         {"stale_expected_failures", 1}, {"verdict", "conformant"}}});
+  EXPECT_FALSE(loads(stale_only));
+  EXPECT_NE(error.find("profile kiln-v2 is called conformant, and 1 of its results fail"), std::string::npos) << error;
+  stale_only["profiles"][0]["verdict"] = "not conformant";
+  EXPECT_TRUE(loads(stale_only)) << error;
+
+  // Before version 4, failed held the stale listings and one more failure for
+  // any entries that matched nothing: such a report still loads, read so.
+  Json version_3 = honest;
+  version_3["report_version"] = 3;
+  version_3.erase("unmatched_expected_failures");
+  version_3["totals"].erase("stale_expected_failures");
+  version_3["profiles"][0].erase("stale_expected_failures");
+  version_3["profiles"][0]["failed"] = 2;
+  for (const int failed : {2, 3}) {
+    version_3["totals"]["failed"] = failed;
+    EXPECT_TRUE(loads(version_3)) << failed << ": " << error;
+  }
+  version_3["totals"]["failed"] = 1;  // the stale listing left out of failed
+  EXPECT_FALSE(loads(version_3));
+  EXPECT_NE(error.find("its totals disagree with its results"), std::string::npos) << error;
 }
 
 // A run with a generated phase: one passing check and one failure written as
@@ -239,7 +347,7 @@ struct GeneratedRun {
     phase.findings.push_back(finding);
   }
   ReportContext context() const {
-    return ReportContext{options, std::nullopt, "s1", 0, results, Totals{1, 1, 0, 0, 0},
+    return ReportContext{options, std::nullopt, "s1", 0, results, Totals{1, 1, 0, 0},
                          "NOT CONFORMANT", 1, "2024-01-01T00:00:00Z", {phase}};
   }
 };
@@ -301,6 +409,25 @@ TEST(LoadRunReport, ReadsEveryVersionAndChecksTheGeneratedPhases) {
     older["report_version"] = version;
     EXPECT_TRUE(loads(older)) << version << ": " << error;
   }
+  // Before version 4 each result had a "level", always "required", and the
+  // totals a "recommended_failures" count, always 0: read, and left off the matrix.
+  Json version_3 = run_report("x", "s", {result_item("c", "decode", "PASS", "pass"),
+                                         result_item("d", "decode", "FAIL", "unexpected-failure")});
+  version_3["report_version"] = 3;
+  version_3["totals"] = {{"passed", 1}, {"failed", 1}, {"recommended_failures", 0}};
+  for (Json& item : version_3["results"]) item["level"] = "required";
+  ASSERT_TRUE(loads(version_3)) << error;
+  const auto matrix = matrix_data({file.report}, false);
+  ASSERT_TRUE(matrix) << matrix.error();
+  for (const Json& row : matrix.value()["rows"]) {
+    EXPECT_FALSE(row.contains("level")) << row.dump();
+    for (const Json& cell : row["cells"]) EXPECT_FALSE(cell.contains("level")) << cell.dump();
+  }
+  // A verdict of the removed level is none a run writes.
+  version_3["results"][1]["verdict"] = "recommended-failure";
+  EXPECT_FALSE(loads(version_3));
+  EXPECT_NE(error.find("has verdict \"recommended-failure\", which this runner does not know"), std::string::npos)
+      << error;
   current["report_version"] = kJsonReportVersion + 1;
   EXPECT_FALSE(loads(current));
   current["report_version"] = kJsonReportVersion;
@@ -374,12 +501,13 @@ TEST(ReportRoundTrip, AStreamedReportIsTheMatrixOfItsResults) {
     const auto row = std::find_if(data["rows"].begin(), data["rows"].end(),
                                   [&](const Json& r) { return r["case"] == item["case"] && r["op"] == item["op"]; });
     ASSERT_NE(row, data["rows"].end()) << item.dump();
-    for (const char* field : {"profile", "topic", "level", "rules"}) EXPECT_EQ((*row)[field], item[field]) << field;
+    for (const char* field : {"profile", "topic", "rules"}) EXPECT_EQ((*row)[field], item[field]) << field;
+    EXPECT_FALSE(row->contains("level")) << row->dump();
     Json cell = item;
     if (item["verdict"] == "pass") {
       cell = {{"status", item["status"]}, {"verdict", item["verdict"]}};
     } else {
-      for (const char* shared : {"case", "op", "topic", "profile", "rules", "level"}) cell.erase(shared);
+      for (const char* shared : {"case", "op", "topic", "profile", "rules"}) cell.erase(shared);
     }
     EXPECT_EQ((*row)["cells"], Json::array({cell}));
     EXPECT_FALSE((*row)["disagree"].get<bool>());

@@ -91,7 +91,7 @@ class HostileReport : public ::testing::Test {
       no_list.record(results_.back());
     }
     // An expected failure, a stale listing and a changed failure, with hostile
-    // reasons; and a recommended failure.
+    // reasons; and a case the runner could not judge.
     const auto listed_as = [&](Status status, Verdict verdict, std::optional<Status> listed_status) {
       CaseResult result = hostile_result(status, topics[results_.size() % topics.size()]);
       result.listed = true;
@@ -103,21 +103,23 @@ class HostileReport : public ::testing::Test {
     listed_as(Status::kFail, Verdict::kExpectedFailure, std::nullopt);
     listed_as(Status::kPass, Verdict::kStaleListing, Status::kFail);
     listed_as(Status::kCrash, Verdict::kChangedFailure, Status::kFail);
-    CaseResult recommended = hostile_result(Status::kFail, topics[3]);
-    recommended.level = Level::kRecommended;
-    no_list.record(recommended);
-    EXPECT_TRUE(recommended.recommended_failure());
-    results_.push_back(recommended);
-    totals_ = {1, 6, 1, 1, 1};
+    CaseResult unjudged = hostile_result(Status::kError, topics[3]);
+    no_list.record(unjudged);
+    EXPECT_EQ(unjudged.verdict, Verdict::kUnjudged);
+    results_.push_back(unjudged);
+    // An expected-failures entry that matched no case, from a list of hostile name.
+    unmatched_ = {{"list|" + kHostileText, 7, "kiln-v2-`gone`|*\xFF"}};
+    totals_ = {1, 6, 1, 1, 2};  // the stale listing and the unmatched entry
   }
   ReportContext context() {
     return ReportContext{options_, hello_, "ab\xFF" "cd", 8, results_, totals_,
                          "NOT CONFORMANT: " + kHostileName + " " + kHostileVersion, 1.5,
-                         "2024-01-01T00:00:00Z\x01"};
+                         "2024-01-01T00:00:00Z\x01", {}, unmatched_};
   }
   RunOptions options_;
   protocol::Hello hello_;
   std::vector<CaseResult> results_;
+  std::vector<UnmatchedEntry> unmatched_;
   Totals totals_;
 };
 
@@ -152,18 +154,19 @@ TEST_F(HostileReport, JunitIsWellFormedXml) {
                                        std::string::npos)
       multi_line_message = true;
   EXPECT_TRUE(multi_line_message) << xml;
-  // A changed failure says what was listed; a recommended failure is skipped, with why.
-  std::size_t changed = 0, recommended = 0;
+  // A changed failure says what was listed; a stale listing is a failure of its own type.
+  std::size_t changed = 0, stale = 0;
   for (const XmlElement& element : check.elements) {
     const auto message = element.attributes.find("message");
     if (message == element.attributes.end()) continue;
     changed += element.name == "error" &&
                message->second.rfind("listed as an expected FAIL, now CRASH: ", 0) == 0;
-    recommended += element.name == "skipped" &&
-                   message->second.rfind("recommended check fails (the format leaves a choice", 0) == 0;
+    const auto type = element.attributes.find("type");
+    stale += element.name == "failure" && type != element.attributes.end() &&
+             type->second == "STALE-EXPECTED-FAILURE";
   }
   EXPECT_EQ(changed, 1u) << xml;
-  EXPECT_EQ(recommended, 1u) << xml;
+  EXPECT_EQ(stale, 1u) << xml;
 
   // A second, independent parser where there is one.
   if (std::system("python3 -c 'import xml.dom.minidom' >/dev/null 2>&1") == 0) {
@@ -207,7 +210,7 @@ TEST_F(HostileReport, MarkdownIsUtf8AndEveryTableRowHasItsCells) {
     if (row) tables.back().push_back(line);
     in_table = row;
   }
-  // totals, profiles, topics, unexpected, recommended failures, expected failures
+  // totals, profiles, topics, unexpected, unmatched entries, expected failures
   ASSERT_EQ(tables.size(), 6u) << md;
   for (const auto& table : tables) {
     const std::size_t columns = cell_count(table[0]);
@@ -218,19 +221,20 @@ TEST_F(HostileReport, MarkdownIsUtf8AndEveryTableRowHasItsCells) {
   }
   EXPECT_EQ(tables[1].size(), 2 + verdicts_by_profile(results_, hello_, false).size()) << md;
   EXPECT_EQ(tables[2].size(), 2 + totals_by_topic(results_).size()) << md;
-  std::size_t unexpected = 0, recommended = 0, listed = 0;
+  std::size_t unexpected = 0, listed = 0;
   for (const CaseResult& result : results_) {
     unexpected += result.unexpected();
-    recommended += result.recommended_failure();
     listed += result.expected_failure();
   }
   EXPECT_EQ(tables[3].size(), 2 + unexpected) << md;
-  EXPECT_EQ(tables[4].size(), 2 + recommended) << md;
+  EXPECT_EQ(tables[4].size(), 2 + unmatched_.size()) << md;
   EXPECT_EQ(tables[5].size(), 2 + listed) << md;
-  // With a recommended failure, the count tables have its column.
+  // With a stale expected failure, the count tables have its column.
   EXPECT_EQ(cell_count(tables[0][0]), 7u) << tables[0][0];
   EXPECT_EQ(cell_count(tables[1][0]), 7u) << tables[1][0];  // profile, verdict and the counts
   EXPECT_EQ(cell_count(tables[2][0]), 6u) << tables[2][0];
+  EXPECT_NE(tables[0][2].find(" | 2 | " + std::to_string(results_.size()) + " | "), std::string::npos)
+      << tables[0][2];  // stale, then results
   EXPECT_NE(md.find("| CRASH (listed as FAIL) |"), std::string::npos) << md;
 }
 
@@ -262,7 +266,11 @@ TEST_F(HostileReport, JsonIsValidUtf8AndKeepsValidText) {
   EXPECT_EQ(parsed["adapter"]["ops"][1], "en" + replacement + "code");
   EXPECT_EQ(parsed["results"][2]["topic"], "bad" + replacement + "name");
   EXPECT_EQ(parsed["case_set_sha256"], "ab" + replacement + "cd");
-  EXPECT_EQ(parsed["totals"]["recommended_failures"], 1);
+  EXPECT_FALSE(parsed["totals"].contains("recommended_failures"));
+  EXPECT_EQ(parsed["totals"]["stale_expected_failures"], 2);
+  ASSERT_EQ(parsed["unmatched_expected_failures"].size(), 1u);
+  EXPECT_EQ(parsed["unmatched_expected_failures"][0]["line"], 7);
+  EXPECT_EQ(parsed["unmatched_expected_failures"][0]["pattern"], "kiln-v2-`gone`|*" + replacement);
   std::map<std::string, std::size_t> verdicts;
   for (const auto& item : parsed["results"]) {
     ++verdicts[item["verdict"].get<std::string>()];
@@ -270,7 +278,7 @@ TEST_F(HostileReport, JsonIsValidUtf8AndKeepsValidText) {
       EXPECT_EQ(item["status"], "CRASH");
       EXPECT_EQ(item["listed_status"], "FAIL");
     }
-    EXPECT_EQ(item["level"], item["verdict"] == "recommended-failure" ? "recommended" : "required");
+    EXPECT_FALSE(item.contains("level"));  // every case is required (cases/README.md, level)
   }
   EXPECT_EQ(verdicts, (std::map<std::string, std::size_t>{{"unexpected-failure", 4},
                                                           {"skip", 1},
@@ -278,7 +286,7 @@ TEST_F(HostileReport, JsonIsValidUtf8AndKeepsValidText) {
                                                           {"expected-failure", 1},
                                                           {"stale-listing", 1},
                                                           {"changed-failure", 1},
-                                                          {"recommended-failure", 1}}));
+                                                          {"unjudged", 1}}));
 }
 
 // ---- the JSON report as run writes it: streamed ----

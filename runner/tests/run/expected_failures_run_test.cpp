@@ -1,7 +1,9 @@
 // An expected-failures list in a `kiln-conformance run` (the list on its own is
 // expected_failures_test.cpp): a listed failure does not fail the run, a stale
-// or unused entry does, op suffixes and globs, the status an entry records, and
-// a written list, even of a hostile adapter, that reads back and passes the run.
+// or unused entry does, counted as a stale expected failure (not as failed) on
+// the console, in the certificate and in the reports; op suffixes and globs, the
+// status an entry records, and a written list, even of a hostile adapter, that
+// reads back and passes the run.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +15,7 @@
 #include <string>
 
 #include "kiln/conformance/case_tools.hpp"
+#include "kiln/conformance/html_report.hpp"
 #include "kiln/conformance/run.hpp"
 #include "run/runner_fixture.hpp"
 #include "test_support.hpp"
@@ -52,23 +55,108 @@ TEST_F(ExpectedFailures, AListedFailureDoesNotFailTheRun) {
     EXPECT_EQ(result.listed_reason, "aborts on a bad nibble");
   }
   EXPECT_EQ(summary.certificate.rfind("NOT CONFORMANT", 0), 0u) << summary.certificate;
+  // No stale expected failure: neither its count nor its column is shown.
+  EXPECT_NE(out_.find("\n9 passed, 0 failed, 0 skipped, 2 expected failures\n"), std::string::npos) << out_;
+  EXPECT_EQ(out_.find("stale"), std::string::npos) << out_;
 }
 
-TEST_F(ExpectedFailures, AListedCaseThatPassesIsStaleAndFailsTheRun) {
+// A listed case that passes is no wrong answer: it is counted apart, and still
+// fails the run (exit 1), since the list only shrinks.
+TEST_F(ExpectedFailures, AListedCaseThatPassesIsAStaleExpectedFailureAndFailsTheRun) {
+  options_.json_report = scratch_ / "report.json";
+  options_.markdown_report = scratch_ / "report.md";
   const auto summary = run_with_list("", "kiln-v2-f32 was broken once\n");
   EXPECT_EQ(summary.exit_code, kExitFailures);
-  EXPECT_EQ(summary.totals.failed, 2u);
+  EXPECT_EQ(summary.totals.failed, 0u);
+  EXPECT_EQ(summary.totals.stale_expected_failures, 2u);
+  EXPECT_EQ(summary.totals.passed, kResultCount - 2);
   for (const auto& result : summary.results)
     EXPECT_EQ(result.stale_listing(), result.case_id == "kiln-v2-f32") << result.case_id;
   EXPECT_NE(out_.find("PASS, but listed as an expected failure  kiln-v2-f32"), std::string::npos)
       << out_;
+  EXPECT_NE(summary.certificate.find(
+                " has 0 unexpected and 0 expected failure(s) and 2 stale expected failure(s); case set "),
+            std::string::npos)
+      << summary.certificate;
+  EXPECT_EQ(summary.certificate.rfind("NOT CONFORMANT: ", 0), 0u) << summary.certificate;
+  EXPECT_NE(out_.find("\n9 passed, 0 failed, 0 skipped, 0 expected failures, 2 stale expected failures\n"),
+            std::string::npos)
+      << out_;
+  // The tables have the stale column, with f32's topic and profile holding both.
+  EXPECT_NE(out_.find("\ntopic              passed   failed  skipped  expected  stale\n"), std::string::npos) << out_;
+  const auto other = out_.find("\nother ");
+  ASSERT_NE(other, std::string::npos) << out_;
+  const std::string other_row = out_.substr(other + 1, out_.find('\n', other + 1) - other - 1);
+  EXPECT_EQ(other_row, "other                   5        0        0         0      2");
+  EXPECT_NE(out_.find("\nkiln-v2                 9        0        0         0      2  not conformant\n"),
+            std::string::npos)
+      << out_;
+  ASSERT_EQ(summary.profiles.size(), 1u);
+  EXPECT_EQ(summary.profiles[0].totals.stale_expected_failures, 2u);
+  EXPECT_EQ(summary.profiles[0].verdict, "not conformant");
+
+  const auto report = nlohmann::json::parse(read_text(scratch_ / "report.json"));
+  EXPECT_EQ(report["totals"]["failed"], 0);
+  EXPECT_EQ(report["totals"]["stale_expected_failures"], 2);
+  EXPECT_EQ(report["profiles"][0]["failed"], 0);
+  EXPECT_EQ(report["profiles"][0]["stale_expected_failures"], 2);
+  EXPECT_EQ(report["unmatched_expected_failures"], nlohmann::json::array());
+  std::size_t stale_items = 0;
+  for (const auto& item : report["results"]) {
+    if (item["verdict"] != "stale-listing") continue;
+    ++stale_items;
+    EXPECT_EQ(item["unexpected"], true);  // it fails the run
+  }
+  EXPECT_EQ(stale_items, 2u);
+  // The report's own consistency check takes it as written.
+  const auto loaded = load_run_report(scratch_ / "report.json");
+  EXPECT_TRUE(loaded) << loaded.error();
+  const std::string markdown = read_text(scratch_ / "report.md");
+  EXPECT_NE(markdown.find("| passed | failed | skipped | expected failures | stale expected failures | results |"),
+            std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("| `kiln-v2-f32` | decode | PASS (a stale expected failure) |"), std::string::npos)
+      << markdown;
 }
 
-TEST_F(ExpectedFailures, APatternThatMatchesNoCaseFailsTheRun) {
-  const auto summary = run_with_list("", "kiln-v2-f32:decode\nkiln-v2-gone-*  removed long ago\n");
-  // f32 decode passes (stale) and the second line matches nothing.
+// An entry that matches no case is as stale as one whose case passes: each
+// such entry is one stale expected failure of the run's totals (of no topic or
+// profile), listed in the reports.
+TEST_F(ExpectedFailures, APatternThatMatchesNoCaseIsAStaleExpectedFailure) {
+  options_.json_report = scratch_ / "report.json";
+  options_.markdown_report = scratch_ / "report.md";
+  options_.html_report = scratch_ / "report.html";
+  const auto summary =
+      run_with_list("", "kiln-v2-f32:decode\nkiln-v2-gone-*  removed long ago\nkiln-v2-also-gone:encode\n");
+  // f32 decode passes (stale) and the other two lines match nothing.
   EXPECT_EQ(summary.exit_code, kExitFailures);
   EXPECT_NE(err_.find("expected.txt:2: 'kiln-v2-gone-*' matches no case"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("expected.txt:3: 'kiln-v2-also-gone:encode' matches no case"), std::string::npos) << err_;
+  EXPECT_EQ(summary.totals.failed, 0u);
+  EXPECT_EQ(summary.totals.stale_expected_failures, 3u);
+  ASSERT_EQ(summary.unmatched_entries.size(), 2u);
+  EXPECT_EQ(summary.unmatched_entries[0].line, 2);
+  EXPECT_EQ(summary.unmatched_entries[0].pattern, "kiln-v2-gone-*");
+  EXPECT_EQ(summary.unmatched_entries[1].pattern, "kiln-v2-also-gone:encode");
+  EXPECT_EQ(summary.profiles[0].totals.stale_expected_failures, 1u);
+  EXPECT_NE(out_.find("\n10 passed, 0 failed, 0 skipped, 0 expected failures, 3 stale expected failures\n"),
+            std::string::npos)
+      << out_;
+
+  const auto report = nlohmann::json::parse(read_text(scratch_ / "report.json"));
+  EXPECT_EQ(report["totals"]["failed"], 0);
+  EXPECT_EQ(report["totals"]["stale_expected_failures"], 3);
+  EXPECT_EQ(report["profiles"][0]["stale_expected_failures"], 1);
+  ASSERT_EQ(report["unmatched_expected_failures"].size(), 2u) << report["unmatched_expected_failures"].dump();
+  EXPECT_EQ(report["unmatched_expected_failures"][0],
+            (nlohmann::json{
+                {"list", (scratch_ / "expected.txt").string()}, {"line", 2}, {"pattern", "kiln-v2-gone-*"}}));
+  const auto loaded = load_run_report(scratch_ / "report.json");
+  EXPECT_TRUE(loaded) << loaded.error();
+  const std::string markdown = read_text(scratch_ / "report.md");
+  EXPECT_NE(markdown.find("### Expected-failures entries that match no case"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find(" | 3 | `kiln-v2-also-gone:encode` |\n"), std::string::npos) << markdown;
+  EXPECT_NE(read_text(scratch_ / "report.html").find("kiln-v2-also-gone:encode"), std::string::npos);
 }
 
 TEST_F(ExpectedFailures, APatternThatMatchesNoCaseAloneFailsTheRun) {
@@ -76,6 +164,31 @@ TEST_F(ExpectedFailures, APatternThatMatchesNoCaseAloneFailsTheRun) {
   EXPECT_EQ(summary.totals.passed, kResultCount);
   EXPECT_EQ(summary.exit_code, kExitFailures);
   EXPECT_NE(err_.find("expected.txt:1: 'kiln-v2-gone' matches no case"), std::string::npos) << err_;
+  EXPECT_EQ(summary.totals.failed, 0u);
+  EXPECT_EQ(summary.totals.stale_expected_failures, 1u);
+  EXPECT_NE(summary.certificate.find(
+                " has 0 unexpected and 0 expected failure(s) and 1 stale expected failure(s); case set "),
+            std::string::npos)
+      << summary.certificate;
+  // Every result passed: the profile's own counts hold no stale one.
+  ASSERT_EQ(summary.profiles.size(), 1u);
+  EXPECT_EQ(summary.profiles[0].verdict, "conformant");
+}
+
+// A filtered run certifies nothing and cannot tell an unmatched entry, but a
+// listed case that passes is stale there too, and fails it.
+TEST_F(ExpectedFailures, AStaleListingFailsAFilteredRun) {
+  options_.filters = {"kiln-v2-f32"};
+  const auto summary = run_with_list("", "kiln-v2-f32:encode FAIL: was broken once\nkiln-v2-gone\n");
+  EXPECT_EQ(summary.exit_code, kExitFailures) << out_ << err_;
+  EXPECT_EQ(summary.totals.stale_expected_failures, 1u);
+  EXPECT_EQ(summary.totals.failed, 0u);
+  EXPECT_TRUE(summary.unmatched_entries.empty());
+  EXPECT_EQ(summary.certificate.rfind("NO CERTIFICATE: a filtered run certifies nothing", 0), 0u)
+      << summary.certificate;
+  EXPECT_NE(out_.find("\n1 passed, 0 failed, 0 skipped, 0 expected failures, 1 stale expected failures\n"),
+            std::string::npos)
+      << out_;
 }
 
 // One list for both profiles: a run of one profile leaves the other's entries
@@ -94,6 +207,8 @@ TEST_F(ExpectedFailures, AProfileRunLeavesTheOtherProfilesEntriesOutside) {
 
   const auto stale = run_with_list("", "hurray-e8m0-00-encode FAIL: the other profile's\nkiln-v2-gone\n");
   EXPECT_EQ(stale.exit_code, kExitFailures);
+  EXPECT_EQ(stale.totals.stale_expected_failures, 1u);
+  EXPECT_EQ(stale.totals.failed, 0u);
   EXPECT_NE(err_.find("expected.txt:2: 'kiln-v2-gone' matches no case"), std::string::npos) << err_;
   EXPECT_EQ(err_.find("expected.txt:1:"), std::string::npos) << err_;
 }
@@ -205,7 +320,8 @@ TEST_F(ExpectedFailures, AListedFailThatStillFailsIsExpected) {
 TEST_F(ExpectedFailures, AListedEntryWithAStatusThatPassesIsStale) {
   const auto summary = run_with_list("", "kiln-v2-f32:encode  FAIL: was broken once\n");
   EXPECT_EQ(summary.exit_code, kExitFailures);
-  EXPECT_EQ(summary.totals.failed, 1u);
+  EXPECT_EQ(summary.totals.failed, 0u);
+  EXPECT_EQ(summary.totals.stale_expected_failures, 1u);
   for (const auto& result : summary.results)
     EXPECT_EQ(result.stale_listing(), result.case_id == "kiln-v2-f32" && result.op == Operation::kEncode)
         << result.case_id;

@@ -1,5 +1,5 @@
 // The expected-failures list on its own: how a line reads (pattern, op, the
-// status it records, reason), the verdict each (status, listing, level) gets,
+// status it records, reason), the verdict each (status, listing) gets,
 // entries that match nothing, and a written list that reads back the same.
 #include <gtest/gtest.h>
 
@@ -24,21 +24,19 @@ ExpectedFailures parsed(const std::string& text) {
   return list ? std::move(list).value() : ExpectedFailures();
 }
 
-CaseResult result_of(const std::string& id, Operation op, Status status,
-                     Level level = Level::kRequired) {
+CaseResult result_of(const std::string& id, Operation op, Status status) {
   CaseResult result;
   result.case_id = id;
   result.op = op;
   result.status = status;
-  result.level = level;
   result.got = "what came back";
   return result;
 }
 
 // The verdict the list gives a result.
 Verdict verdict(ExpectedFailures& list, const std::string& id, Status status,
-                Level level = Level::kRequired, Operation op = Operation::kDecode) {
-  CaseResult result = result_of(id, op, status, level);
+                Operation op = Operation::kDecode) {
+  CaseResult result = result_of(id, op, status);
   list.record(result);
   return result.verdict;
 }
@@ -171,11 +169,11 @@ TEST(ExpectedFailuresVerdict, ErrorsAreUnjudgedAndSkipsAreSkipsListedOrNot) {
 
 TEST(ExpectedFailuresVerdict, OpSuffixesAndGlobsSelectWhatIsListed) {
   auto list = parsed("kiln-v2-high-*:decode CRASH:\nkiln-v2-bool-?yte\n");
-  EXPECT_EQ(verdict(list, "kiln-v2-high-nibble", Status::kCrash, Level::kRequired, Operation::kDecode),
+  EXPECT_EQ(verdict(list, "kiln-v2-high-nibble", Status::kCrash, Operation::kDecode),
             Verdict::kExpectedFailure);
-  EXPECT_EQ(verdict(list, "kiln-v2-high-nibble", Status::kCrash, Level::kRequired, Operation::kEncode),
+  EXPECT_EQ(verdict(list, "kiln-v2-high-nibble", Status::kCrash, Operation::kEncode),
             Verdict::kUnexpectedFailure);
-  EXPECT_EQ(verdict(list, "kiln-v2-bool-byte", Status::kFail, Level::kRequired, Operation::kEncode),
+  EXPECT_EQ(verdict(list, "kiln-v2-bool-byte", Status::kFail, Operation::kEncode),
             Verdict::kExpectedFailure);
   EXPECT_EQ(verdict(list, "kiln-v2-bool-bytes", Status::kFail), Verdict::kUnexpectedFailure);
 }
@@ -202,39 +200,24 @@ TEST(ExpectedFailuresVerdict, OfSeveralMatchingEntriesTheOneWithTheStatusWins) {
   EXPECT_EQ(verdict(list, "kiln-v2-a", Status::kTimeout), Verdict::kChangedFailure);
 }
 
-// cases/README.md: `recommended` is where the format leaves a choice. A
-// different answer there is reported, not fatal; a crash, a hang or a protocol
-// error is no choice the format leaves.
-TEST(ExpectedFailuresVerdict, ARecommendedCaseThatFailsIsARecommendedFailureOnly) {
-  ExpectedFailures none;
-  EXPECT_EQ(verdict(none, "kiln-v2-r", Status::kFail, Level::kRecommended), Verdict::kRecommendedFailure);
-  EXPECT_EQ(verdict(none, "kiln-v2-r", Status::kPass, Level::kRecommended), Verdict::kPass);
-  for (const Status status : {Status::kCrash, Status::kTimeout, Status::kProtocol})
-    EXPECT_EQ(verdict(none, "kiln-v2-r", status, Level::kRecommended), Verdict::kUnexpectedFailure)
-        << to_string(status);
-  EXPECT_EQ(verdict(none, "kiln-v2-r", Status::kError, Level::kRecommended), Verdict::kUnjudged);
-
-  auto list = parsed("kiln-v2-r FAIL:\nkiln-v2-s CRASH:\nkiln-v2-t\n");
-  EXPECT_EQ(verdict(list, "kiln-v2-r", Status::kFail, Level::kRecommended), Verdict::kRecommendedFailure);
-  EXPECT_EQ(verdict(list, "kiln-v2-r", Status::kPass, Level::kRecommended), Verdict::kStaleListing);
-  EXPECT_EQ(verdict(list, "kiln-v2-s", Status::kFail, Level::kRecommended), Verdict::kChangedFailure);
-  EXPECT_EQ(verdict(list, "kiln-v2-s", Status::kCrash, Level::kRecommended), Verdict::kExpectedFailure);
-  EXPECT_EQ(verdict(list, "kiln-v2-t", Status::kFail, Level::kRecommended), Verdict::kRecommendedFailure);
-}
-
 // ---- entries that match nothing ----
 
 TEST(ExpectedFailuresUnused, EntriesThatMatchNoResultAreReportedWithTheirLine) {
   auto list = parsed("kiln-v2-a\n# gone:\nkiln-v2-gone-*  removed long ago\nkiln-v2-b:encode\nkiln-v2-c\n");
   verdict(list, "kiln-v2-a", Status::kFail);
-  verdict(list, "kiln-v2-b", Status::kFail, Level::kRequired, Operation::kDecode);  // not encode
+  verdict(list, "kiln-v2-b", Status::kFail, Operation::kDecode);  // not encode
   verdict(list, "kiln-v2-c", Status::kSkip);  // a skip uses its entry: it may fail when run
   const auto unused = list.unused();
   ASSERT_EQ(unused.size(), 2u);
   EXPECT_EQ(unused[0]->line, 3);
   EXPECT_EQ(unused[1]->line, 4);
   std::ostringstream err;
-  EXPECT_EQ(list.report_unused(err), 2u);
+  const auto reported = list.report_unused(err);
+  ASSERT_EQ(reported.size(), 2u);
+  EXPECT_EQ(reported[0].list, "list.txt");
+  EXPECT_EQ(reported[0].line, 3);
+  EXPECT_EQ(reported[0].pattern, "kiln-v2-gone-*");
+  EXPECT_EQ(reported[1].pattern, "kiln-v2-b:encode");
   EXPECT_EQ(err.str(),
             "list.txt:3: 'kiln-v2-gone-*' matches no case: remove it\n"
             "list.txt:4: 'kiln-v2-b:encode' matches no case: remove it\n");
@@ -255,7 +238,6 @@ TEST(ExpectedFailuresWrite, AWrittenListReadsBackWithTheSameStatusesAndVerdicts)
       result_of("kiln-v2-d", Operation::kDecode, Status::kPass),
       result_of("kiln-v2-e", Operation::kDecode, Status::kSkip),
       result_of("kiln-v2-f", Operation::kDecode, Status::kError),
-      result_of("kiln-v2-r", Operation::kDecode, Status::kFail, Level::kRecommended),
   };
   // An adapter message that tries to start entries and comments of its own.
   results[2].got = "first\nkiln-v2-*  every case\r\x1b[2J";
@@ -267,8 +249,8 @@ TEST(ExpectedFailuresWrite, AWrittenListReadsBackWithTheSameStatusesAndVerdicts)
   EXPECT_NE(text.find("kiln-v2-b:decode  TIMEOUT: first\\nkiln-v2-*  every case\\r\\x1b[2J\n"),
             std::string::npos)
       << text;
-  // Nothing for a pass, a skip, an unjudged case or a recommended failure.
-  for (const char* absent : {"kiln-v2-d", "kiln-v2-e", "kiln-v2-f", "kiln-v2-r"})
+  // Nothing for a pass, a skip or an unjudged case.
+  for (const char* absent : {"kiln-v2-d", "kiln-v2-e", "kiln-v2-f"})
     EXPECT_EQ(text.find(absent), std::string::npos) << absent << " in\n" << text;
 
   auto read_back = parsed(text);
@@ -281,8 +263,7 @@ TEST(ExpectedFailuresWrite, AWrittenListReadsBackWithTheSameStatusesAndVerdicts)
   for (auto result : results) {
     const Verdict before = result.verdict;
     read_back.record(result);
-    const bool written = listable(result.status) && before != Verdict::kRecommendedFailure;
-    EXPECT_EQ(result.verdict, written ? Verdict::kExpectedFailure : before)
+    EXPECT_EQ(result.verdict, listable(result.status) ? Verdict::kExpectedFailure : before)
         << result.case_id << " " << to_string(result.op);
   }
   EXPECT_TRUE(read_back.unused().empty());

@@ -233,6 +233,9 @@ TEST(GeneratedPhase, TheExpectedFailuresListNamesGeneratedChecksBySeedAndNumber)
   const RunSummary stale = fixture.run(options, &printed);
   EXPECT_EQ(stale.exit_code, kExitFailures);
   EXPECT_NE(printed.find("matches no case: remove it"), std::string::npos) << printed;
+  // Each such entry is a stale expected failure, not a wrong answer.
+  EXPECT_FALSE(stale.unmatched_entries.empty());
+  EXPECT_EQ(stale.totals.stale_expected_failures, stale.unmatched_entries.size());
 }
 
 TEST(GeneratedPhase, AnAdapterThatFailsEverythingHasItsFirstDisagreementsKeptAndTheRestCounted) {

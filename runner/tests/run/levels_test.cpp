@@ -1,16 +1,16 @@
-// The levels of `kiln-conformance run`: a recommended case (where the format
-// leaves a choice) that fails is reported, in the console and every report,
-// without denying the certificate; the same failure of a required case, or a
-// crash of a recommended one, denies it.
+// The one level: every case is `level: required` (cases/README.md, level). The
+// recommended level was removed, since no normative page leaves a choice that a
+// case could test; a case file that still says `recommended` is refused where
+// it says so, by the loader and so by `run`, rather than run as required.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
-#include <cstddef>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <utility>
 
+#include "kiln/conformance/case_loader.hpp"
 #include "kiln/conformance/case_tools.hpp"
 #include "kiln/conformance/run.hpp"
 #include "run/runner_fixture.hpp"
@@ -20,109 +20,79 @@ namespace kiln::conformance {
 namespace {
 
 using run_tests::RunnerTest;
-using run_tests::failing_adapter;
-using run_tests::fake_adapter;
-using run_tests::kResultCount;
 using testing::read_text;
 using testing::write_text;
 
-// cases/README.md: `recommended` is where the format leaves a choice. The seed
-// cases are all required; these tests make one recommended.
-class RecommendedCases : public RunnerTest {
- protected:
-  void make_recommended(const std::string& id) {
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(cases_)) {
-      if (entry.path().filename() != id + ".yaml") continue;
-      std::string text = read_text(entry.path());
-      const auto at = text.find("level: required\n");
-      ASSERT_NE(at, std::string::npos) << text;
-      text.replace(at, std::strlen("level: required"), "level: recommended");
-      write_text(entry.path(), text);
-      return;
-    }
-    FAIL() << "no case file for " << id;
-  }
-  // opaque: an accept case, so decode and encode.
-  static constexpr std::size_t kOpaqueResults = 2;
-};
+// A seed case as its file has it, with its level line replaced.
+std::string with_level(const std::string& text, const std::string& level_line) {
+  std::string changed = text;
+  const auto at = changed.find("level: required\n");
+  if (at == std::string::npos) return {};
+  changed.replace(at, std::strlen("level: required"), level_line);
+  return changed;
+}
 
-TEST_F(RecommendedCases, AllPassingIsConformantAndSaysSo) {
-  ASSERT_NO_FATAL_FAILURE(make_recommended("kiln-v2-opaque"));
+// The line and column (1-based) of the first `what` in text.
+std::pair<int, int> position_of(const std::string& text, const std::string& what) {
+  const auto at = text.find(what);
+  const auto line_start = text.rfind('\n', at);
+  const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+  const auto column = at - (line_start == std::string::npos ? 0 : line_start + 1) + 1;
+  return {line, static_cast<int>(column)};
+}
+
+std::string opaque_case_text() {
+  return read_text(std::filesystem::path(KILN_SOURCE_CASES_DIR) / "seed" / "kiln-v2-opaque.yaml");
+}
+
+TEST(CaseLevel, RecommendedIsRefusedAtItsValueWithWhy) {
+  const std::string text = with_level(opaque_case_text(), "level: recommended");
+  ASSERT_FALSE(text.empty());
+  const auto loaded = load_case_text(text, "cases/seed/kiln-v2-opaque.yaml", CaseSchema::builtin());
+  ASSERT_FALSE(loaded) << "a recommended case loaded";
+  const auto [line, column] = position_of(text, "recommended");
+  EXPECT_EQ(loaded.error().where.line, line);
+  EXPECT_EQ(loaded.error().where.column, column);
+  EXPECT_EQ(loaded.error().describe(),
+            "cases/seed/kiln-v2-opaque.yaml:" + std::to_string(line) + ":" + std::to_string(column) +
+                ": level is 'required', not 'recommended': every case is required (the recommended level "
+                "was removed, cases/README.md, level)");
+}
+
+TEST(CaseLevel, RequiredLoadsAndAnyOtherValueOrNoneIsRefused) {
+  const std::string text = opaque_case_text();
+  const CaseSchema& schema = CaseSchema::builtin();
+  EXPECT_TRUE(load_case_text(text, "kiln-v2-opaque.yaml", schema));
+  const auto optional = load_case_text(with_level(text, "level: optional"), "kiln-v2-opaque.yaml", schema);
+  ASSERT_FALSE(optional);
+  EXPECT_NE(optional.error().message.find("level is 'required', not 'optional'"), std::string::npos)
+      << optional.error().describe();
+  // The key itself stays: a later format version may add a level.
+  std::string without = text;
+  without.erase(without.find("level: required\n"), std::strlen("level: required\n"));
+  const auto none = load_case_text(without, "kiln-v2-opaque.yaml", schema);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("level"), std::string::npos) << none.error().describe();
+}
+
+// `run` over a case set with such a case: an unusable case set (exit 2) that
+// names the file, line and column, and nothing is sent.
+class RecommendedCaseFile : public RunnerTest {};
+
+TEST_F(RecommendedCaseFile, MakesTheCaseSetUnusableForRun) {
+  const auto file = cases_ / "other" / "kiln-v2-opaque.yaml";
+  const std::string text = with_level(read_text(file), "level: recommended");
+  ASSERT_FALSE(text.empty());
+  write_text(file, text);
   const auto summary = run("builtin:reference");
-  EXPECT_EQ(summary.exit_code, kExitOk) << out_ << err_;
-  EXPECT_EQ(summary.totals.passed, kResultCount);
-  EXPECT_EQ(summary.certificate.rfind("CONFORMANT: kiln-reference ", 0), 0u) << summary.certificate;
-  EXPECT_NE(summary.certificate.find(" passes all " + std::to_string(kResultCount - kOpaqueResults) +
-                                     " required checks (decode and encode), cases only, of kiln-conformance "),
+  EXPECT_EQ(summary.exit_code, kExitUsage) << out_ << err_;
+  EXPECT_TRUE(summary.results.empty());
+  const auto [line, column] = position_of(text, "recommended");
+  EXPECT_NE(err_.find("kiln-v2-opaque.yaml:" + std::to_string(line) + ":" + std::to_string(column) +
+                      ": level is 'required', not 'recommended'"),
             std::string::npos)
-      << summary.certificate;
-  EXPECT_NE(summary.certificate.find("; all 2 recommended checks pass; case set "), std::string::npos)
-      << summary.certificate;
-}
-
-TEST_F(RecommendedCases, ARecommendedFailureIsReportedWithoutDenyingTheCertificate) {
-  ASSERT_NO_FATAL_FAILURE(make_recommended("kiln-v2-opaque"));
-  options_.json_report = scratch_ / "report.json";
-  options_.markdown_report = scratch_ / "report.md";
-  options_.write_expected_failures = scratch_ / "written.txt";
-  const auto summary = run(failing_adapter(scratch_ / "fails.py", "kiln-v2-opaque"));
-  EXPECT_EQ(summary.exit_code, kExitOk) << out_ << err_;
-  EXPECT_EQ(summary.totals.recommended_failures, kOpaqueResults);
-  EXPECT_EQ(summary.totals.failed, 0u);
-  EXPECT_EQ(summary.totals.passed, kResultCount - kOpaqueResults);
-  for (const auto& result : summary.results)
-    EXPECT_EQ(result.recommended_failure(), result.case_id == "kiln-v2-opaque") << result.case_id;
-  EXPECT_EQ(summary.certificate.rfind("CONFORMANT: kiln-reference ", 0), 0u) << summary.certificate;
-  EXPECT_NE(summary.certificate.find(" passes all 9 required checks (decode and encode)"), std::string::npos)
-      << summary.certificate;
-  EXPECT_NE(summary.certificate.find("; 2 of 2 recommended checks fail; case set "), std::string::npos)
-      << summary.certificate;
-  // The console shows each with what came back, without being asked to.
-  EXPECT_NE(out_.find("FAIL (recommended)  kiln-v2-opaque decode\n"), std::string::npos) << out_;
-  EXPECT_NE(out_.find("FAIL (recommended)  kiln-v2-opaque encode\n"), std::string::npos) << out_;
-  EXPECT_NE(out_.find("\n9 passed, 0 failed, 0 skipped, 0 expected failures, 2 recommended failures\n"),
-            std::string::npos)
-      << out_;
-  const auto report = nlohmann::json::parse(read_text(scratch_ / "report.json"));
-  EXPECT_EQ(report["totals"]["recommended_failures"], kOpaqueResults);
-  EXPECT_EQ(report["totals"]["failed"], 0);
-  const std::string markdown = read_text(scratch_ / "report.md");
-  EXPECT_NE(markdown.find("### Recommended checks that fail"), std::string::npos) << markdown;
-  EXPECT_EQ(markdown.find("### Unexpected results"), std::string::npos) << markdown;
-  // Nothing to list: the run passes without an entry.
-  EXPECT_EQ(read_text(scratch_ / "written.txt").find("kiln-v2-"), std::string::npos);
-}
-
-// The control: the same answers where the case is required deny the certificate.
-TEST_F(RecommendedCases, TheSameFailureOfARequiredCaseIsNotConformant) {
-  const auto summary = run(failing_adapter(scratch_ / "fails.py", "kiln-v2-opaque"));
-  EXPECT_EQ(summary.exit_code, kExitFailures) << out_ << err_;
-  EXPECT_EQ(summary.totals.failed, kOpaqueResults);
-  EXPECT_EQ(summary.totals.recommended_failures, 0u);
-  EXPECT_EQ(summary.certificate.rfind("NOT CONFORMANT: ", 0), 0u) << summary.certificate;
-}
-
-// A crash is no choice the format leaves.
-TEST_F(RecommendedCases, ARecommendedCaseThatCrashesIsNotConformant) {
-  ASSERT_NO_FATAL_FAILURE(make_recommended("kiln-v2-opaque"));
-  const auto summary = run(fake_adapter("--crash-on kiln-v2-opaque"));
-  EXPECT_EQ(summary.exit_code, kExitFailures) << out_ << err_;
-  EXPECT_EQ(summary.totals.failed, kOpaqueResults);
-  EXPECT_EQ(summary.totals.recommended_failures, 0u);
-  EXPECT_EQ(summary.certificate.rfind("NOT CONFORMANT: ", 0), 0u) << summary.certificate;
-  EXPECT_NE(out_.find("CRASH  kiln-v2-opaque decode\n"), std::string::npos) << out_;
-}
-
-// A listed recommended failure needs no entry; listing it does not make it worse.
-TEST_F(RecommendedCases, AListedRecommendedFailureIsStillOnlyRecommended) {
-  ASSERT_NO_FATAL_FAILURE(make_recommended("kiln-v2-opaque"));
-  write_text(scratch_ / "expected.txt", "kiln-v2-opaque FAIL: refuses opaque codes\n");
-  options_.expected_failures = scratch_ / "expected.txt";
-  const auto summary = run(failing_adapter(scratch_ / "fails.py", "kiln-v2-opaque"));
-  EXPECT_EQ(summary.exit_code, kExitOk) << out_ << err_;
-  EXPECT_EQ(summary.totals.recommended_failures, kOpaqueResults);
-  EXPECT_EQ(summary.totals.expected_failures, 0u);
-  EXPECT_EQ(summary.certificate.rfind("CONFORMANT: kiln-reference ", 0), 0u) << summary.certificate;
+      << err_;
+  EXPECT_NE(err_.find("is unusable"), std::string::npos) << err_;
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ class RunnerCli : public RunnerTest {
 };
 
 struct ClosingLine {
-  std::size_t passed, failed, skipped, expected_failures, recommended_failures;
+  std::size_t passed, failed, skipped, expected_failures, stale_expected_failures;
 };
 
 // The console's last line. (No <regex>: GCC 12 warns inside it under ASan.)
@@ -61,13 +61,12 @@ ClosingLine closing_line(const std::string& console) {
   ClosingLine line{};
   char end = 0;
   const int read = std::sscanf(
-      last.c_str(), "%zu passed, %zu failed, %zu skipped, %zu expected failures%c %zu recommended failures%c",
-      &line.passed, &line.failed, &line.skipped, &line.expected_failures, &end,
-      &line.recommended_failures, &end);
-  // The recommended count is there only when it is not 0.
+      last.c_str(), "%zu passed, %zu failed, %zu skipped, %zu expected failures%c %zu stale expected failures%c",
+      &line.passed, &line.failed, &line.skipped, &line.expected_failures, &end, &line.stale_expected_failures, &end);
+  // The stale count is there only when it is not 0.
   const bool plain = read == 5 && end == '\n';
-  const bool with_recommended = read == 7 && end == '\n' && line.recommended_failures > 0;
-  if (!plain && !with_recommended) ADD_FAILURE() << "no closing line in\n" << console;
+  const bool with_stale = read == 7 && end == '\n' && line.stale_expected_failures > 0;
+  if (!plain && !with_stale) ADD_FAILURE() << "no closing line in\n" << console;
   return line;
 }
 
@@ -151,6 +150,34 @@ TEST_F(RunnerCli, ReportsParseAndCountWhatTheConsoleSays) {
       << markdown;
   EXPECT_EQ(report["certificate"].get<std::string>().rfind("NOT CONFORMANT", 0), 0u);
   EXPECT_NE(result.out.find(report["certificate"].get<std::string>() + "\n"), std::string::npos);
+}
+
+// A listed case that passes and an entry that matches nothing: no wrong
+// answer, and still exit 1, each report counting them as the console does.
+TEST_F(RunnerCli, StaleExpectedFailuresExitOneCountedApartFromFailed) {
+  write_text(scratch_ / "expected.txt", "kiln-v2-f32:decode FAIL: was broken once\nkiln-v2-gone\n");
+  const auto json_file = scratch_ / "report.json";
+  const auto junit_file = scratch_ / "report.xml";
+  const auto result = cli({"run", "--adapter", "builtin:reference", "--cases", cases_.string(), "--expected-failures",
+                           (scratch_ / "expected.txt").string(), "--json", json_file.string(), "--junit",
+                           junit_file.string()});
+  EXPECT_EQ(result.exit_code, kExitFailures) << result.out << result.err;
+  const ClosingLine console = closing_line(result.out);
+  EXPECT_EQ(console.passed, kResultCount - 1);
+  EXPECT_EQ(console.failed, 0u);
+  EXPECT_EQ(console.stale_expected_failures, 2u);
+  EXPECT_NE(result.out.find(" has 0 unexpected and 0 expected failure(s) and 2 stale expected failure(s); case set "),
+            std::string::npos)
+      << result.out;
+  const auto report = nlohmann::json::parse(read_text(json_file));
+  EXPECT_EQ(report["totals"]["failed"], console.failed);
+  EXPECT_EQ(report["totals"]["stale_expected_failures"], console.stale_expected_failures);
+  // JUnit keeps the stale listing a failure of its own type, as a run that fails.
+  const std::string xml = read_text(junit_file);
+  EXPECT_EQ(count_of(xml, "<failure type=\"STALE-EXPECTED-FAILURE\""), 1u) << xml;
+  // `report` reads it back, its consistency check agreeing.
+  const auto page = cli({"report", "--html", (scratch_ / "matrix.html").string(), json_file.string()});
+  EXPECT_EQ(page.exit_code, kExitOk) << page.err;
 }
 
 TEST_F(RunnerCli, AConformantRunExitsZeroWithTheCertificateInEveryReport) {

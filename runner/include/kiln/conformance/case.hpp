@@ -25,8 +25,6 @@ struct SourceMark {
 enum class Operation : std::uint8_t { kDecode, kEncode };
 std::string_view to_string(Operation operation) noexcept;
 
-enum class Level : std::uint8_t { kRequired, kRecommended };
-
 // A profile's own part of a case: its bytes, values and expectation, as its case
 // files write them. Each profile defines its body type in its own folder
 // (runner/profiles/<profile>/) and reads it (Profile::read_case_body); the rest of
@@ -51,7 +49,6 @@ struct Case {
   std::string id;
   std::string summary;
   std::string source;             // "seed 000 ...", "brief", "suite"
-  Level level = Level::kRequired;
   std::string profile;            // its name; the profile's body type matches it
   std::vector<Operation> ops;     // as written; empty when the file has no ops yet
   SourceMark origin;              // the file the case came from

@@ -65,26 +65,22 @@ class ExpectedFailures {
   //   listed, failing another way             -> changed failure
   //   not listed, PASS                        -> pass
   //   not listed, failing                     -> unexpected failure
-  // except that a recommended case that FAILs (a different answer where the
-  // format leaves a choice, cases/README.md) is a recommended failure, listed or
-  // not, unless its entry records another status. A recommended case that
-  // crashes, hangs or breaks the protocol is judged as a required one.
   void record(CaseResult& result);
 
   // Entries no recorded result matched, in file order.
   std::vector<const Entry*> unused() const;
   // Writes "<source>:<line>: '<pattern>' matches no case: remove it" for each
-  // unused entry to err; returns how many there were.
-  std::size_t report_unused(std::ostream& err) const;
+  // unused entry to err; returns them.
+  std::vector<UnmatchedEntry> report_unused(std::ostream& err) const;
   // The same, leaving out the entries outside says the run did not select (they
   // can be neither used nor stale).
-  std::size_t report_unused(std::ostream& err, const std::function<bool(const Entry&)>& outside) const;
+  std::vector<UnmatchedEntry> report_unused(std::ostream& err,
+                                            const std::function<bool(const Entry&)>& outside) const;
 
   // A list of results' failures that parse() reads back with the same verdicts:
-  // one `<id>:<op>  <STATUS>: <reason>` line per listable result other than a
-  // recommended failure (which needs no entry), after a `#` header line. The
-  // reason is an expected failure's listed reason, else what came back, on one
-  // line.
+  // one `<id>:<op>  <STATUS>: <reason>` line per listable result, after a `#`
+  // header line. The reason is an expected failure's listed reason, else what
+  // came back, on one line.
   static std::string write(const std::vector<CaseResult>& results, std::string_view header);
 
  private:

@@ -18,9 +18,8 @@
 // '-' starts the negative patterns). Each test makes its own adapter with the
 // factory and asks its hello (whose ops and profiles decide skips, as in
 // `run`). An unexpected failure, a changed failure or a stale listing fails
-// the test; a listed failure and a recommended case's different answer pass
-// (the latter printed, as `run` prints it); a case the adapter does not offer
-// is skipped. When every registered test ran, list entries that matched
+// the test; a listed failure passes; a case the adapter does not offer is
+// skipped. When every registered test ran, list entries that matched
 // nothing fail the program, as they fail `run`. The generated phase is one
 // test per profile (Options::generated).
 #pragma once

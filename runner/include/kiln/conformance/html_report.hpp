@@ -41,7 +41,6 @@ struct LoadedResult {
   std::string case_id, op, status, verdict;
   std::optional<std::string> profile;  // absent (version 1) or not a string
   std::string topic = "(top)";
-  std::string level = "required";
   std::string rules = "[]";  // its "rules" array, as script_safe_json gives it
   // Of a result that does not pass, its matrix cell (the result but the row's
   // fields) as script_safe_json gives it; empty for a pass, whose status and

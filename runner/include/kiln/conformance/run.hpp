@@ -1,6 +1,6 @@
 // `kiln-conformance run`: every selected case through a driver, compared with
-// its expectation, given a verdict by the expected-failures list and the case's
-// level (expected_failures.hpp), certified, with console output and reports.
+// its expectation, given a verdict by the expected-failures list
+// (expected_failures.hpp), certified, with console output and reports.
 #pragma once
 
 #include <cstdint>
@@ -25,17 +25,16 @@ namespace kiln::conformance {
 enum class Status : std::uint8_t { kPass, kFail, kCrash, kTimeout, kProtocol, kSkip, kError };
 std::string_view to_string(Status status) noexcept;
 
-// What a result means for the run, once the expected-failures list and the
-// case's level are applied (ExpectedFailures::record decides it).
+// What a result means for the run, once the expected-failures list is applied
+// (ExpectedFailures::record decides it).
 enum class Verdict : std::uint8_t {
   kPass,
-  kSkip,                // not run: the hello does not offer its op or profile
-  kExpectedFailure,     // fails as its list entry records
-  kRecommendedFailure,  // a recommended case FAILs: reported, the certificate still possible
-  kUnexpectedFailure,   // fails, and no entry lists it
-  kChangedFailure,      // listed, but fails another way than its entry records
-  kStaleListing,        // listed, but passes: the list only shrinks
-  kUnjudged,            // ERROR: the case set's fault, which no list hides
+  kSkip,               // not run: the hello does not offer its op or profile
+  kExpectedFailure,    // fails as its list entry records
+  kUnexpectedFailure,  // fails, and no entry lists it
+  kChangedFailure,     // listed, but fails another way than its entry records
+  kStaleListing,       // listed, but passes: the list only shrinks
+  kUnjudged,           // ERROR: the case set's fault, which no list hides
 };
 // "pass", "expected-failure", ...: the JSON report's spelling.
 std::string_view to_string(Verdict verdict) noexcept;
@@ -52,7 +51,6 @@ struct CaseResult {
   std::string topic;             // the case's folder under the cases directory
   std::string profile;           // the case's format profile; reports write the default's when empty
   Operation op = Operation::kDecode;
-  Level level = Level::kRequired;
   std::vector<std::string> rules;
   Status status = Status::kPass;
   Verdict verdict = Verdict::kPass;
@@ -86,7 +84,6 @@ struct CaseResult {
   std::optional<Generated> generated;
 
   bool expected_failure() const noexcept { return verdict == Verdict::kExpectedFailure; }
-  bool recommended_failure() const noexcept { return verdict == Verdict::kRecommendedFailure; }
   bool stale_listing() const noexcept { return verdict == Verdict::kStaleListing; }
   bool changed_failure() const noexcept { return verdict == Verdict::kChangedFailure; }
   // The result fails the run.
@@ -150,10 +147,22 @@ std::string replay_command(const RunOptions& options, const CaseResult& result);
 // text as one POSIX shell word: unchanged when it needs no quotes, else in single quotes.
 std::string shell_quote(const std::string& text);
 
-// Results counted by verdict. failed counts every result that fails the run
-// (unexpected and changed failures, stale listings, unjudged cases).
+// Results counted by verdict. failed counts the wrong answers and the cases
+// that cannot be judged (unexpected and changed failures, unjudged cases);
+// stale_expected_failures what is out of date in the expected-failures list:
+// listed (case, op)s that pass and, in a run's totals, entries that match no
+// (case, op) of the case set. Both fail the run: the list only shrinks.
 struct Totals {
-  std::size_t passed = 0, failed = 0, skipped = 0, expected_failures = 0, recommended_failures = 0;
+  std::size_t passed = 0, failed = 0, skipped = 0, expected_failures = 0, stale_expected_failures = 0;
+};
+
+// An entry of the expected-failures list that names no (case, op) of the case
+// set (a case since removed, a generated check of another seed): a stale
+// expected failure without a result.
+struct UnmatchedEntry {
+  std::string list;     // the list's file, as the run was given it
+  int line = 0;         // 1-based
+  std::string pattern;  // `id_glob[:op]`, as written
 };
 
 // One profile's part of a run: its results counted, and what they say of it.
@@ -195,6 +204,7 @@ struct RunSummary {
   std::string certificate;
   std::vector<ProfileVerdict> profiles;
   std::vector<GeneratedPhase> generated;  // one per profile whose phase ran
+  std::vector<UnmatchedEntry> unmatched_entries;  // counted in totals.stale_expected_failures
   int exit_code = 0;
 };
 
@@ -227,20 +237,17 @@ CaseResult run_case(const Case& c, Operation op, Driver& driver,
 // why, its listing and the adapter's stderr; then the replay command when not empty.
 void print_result(std::ostream& out, const CaseResult& result, std::string_view replay);
 
-// Runs the suite; writes progress, unexpected results and recommended failures
-// to out, problems with the inputs to err. exit_code: 0 all passed (or only
-// listed or recommended failures); 1 unexpected results (a listed case that
-// passes or fails another way than listed included), or an adapter that fails
-// or lacks a usable hello (another protocol version included), or that had
-// nothing checked (every result skipped); 2 usage error (nothing selected
-// included), an unusable case set (a case that cannot be judged included) or a
-// report that cannot be written.
+// Runs the suite; writes progress and unexpected results to out, problems with
+// the inputs to err. exit_code: 0 all passed (or only listed failures); 1
+// unexpected results (a listed case that fails another way than listed
+// included), stale expected failures, or an adapter that fails or lacks a
+// usable hello (another protocol version included), or that had nothing
+// checked (every result skipped); 2 usage error (nothing selected included),
+// an unusable case set (a case that cannot be judged included) or a report
+// that cannot be written.
 // The certificate says CONFORMANT only when every (case, op) of the whole case
-// set ran, every required one passed and every recommended one passed or FAILed
-// (a recommended case that crashes, hangs or breaks the protocol denies it, as
-// any listed failure does); CONFORMANT (partial) only when at least one passed
-// and the rest were skipped because the hello does not offer their op or profile
-// (recommended ones may FAIL there too).
+// set ran and passed; CONFORMANT (partial) only when at least one passed and
+// the rest were skipped because the hello does not offer their op or profile.
 RunSummary run_suite(const RunOptions& options, std::ostream& out, std::ostream& err);
 
 // The same over a case set already loaded (from options.cases_dir, which still
