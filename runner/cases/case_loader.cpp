@@ -562,8 +562,9 @@ Result<Case, CaseError> load_case_text(const std::string& text, const std::strin
     } catch (const CaseError&) {
     } catch (const std::exception&) {
     }
+    // Outside the try: an Invalid may point at one of its nodes.
+    yaml::Document document;
     try {
-      yaml::Document document;
       if (!case_yaml::read_checked(text, document))
         return error_at(1, 1, "no YAML document (the file is empty or only comments): a case is "
                               "a mapping of the keys in cases/README.md");
