@@ -225,7 +225,7 @@ class Decoder {
   }
 
   // The strict fast path of check_header: a 32-byte header that passes every
-  // check, as one condition with one branch, inline in check_frame (the call
+  // check, as one condition, inline in check_frame (the call
   // and the checks one by one were a tenth of a one-tensor decode). False:
   // check_header looks again and finds the defect; the fields it reads here
   // it reads again, to the same values.
@@ -242,9 +242,9 @@ class Decoder {
     payload_length_ = header_field(header::kPayloadLength);
     heap_start_ = entry_start(count_);
     const std::uint64_t size = in_.size();
-    return (load_u64(in_.data()) == kFirstWord) & (heap_length_ % kHeapAlign == 0) &
-           (payload_offset_ == align_up(heap_start_ + heap_length_, kPayloadAlign)) &
-           (payload_offset_ <= size) && payload_length_ == size - payload_offset_;
+    return load_u64(in_.data()) == kFirstWord && heap_length_ % kHeapAlign == 0 &&
+           payload_offset_ == align_up(heap_start_ + heap_length_, kPayloadAlign) &&
+           payload_offset_ <= size && payload_length_ == size - payload_offset_;
   }
 
   Failure check_entry(std::uint32_t index) {
