@@ -201,6 +201,14 @@ TEST(TensorViews, ReserveKeepsTheViewsAndEmplaceBuildsInPlace) {
   }
   expect_numbered(views, 5);
   EXPECT_EQ(views[4].name, "n");
+  // Fields read from one of its own views, at the moment it grows.
+  TensorViews grown;
+  grown.push_back(numbered_view(0));
+  const TensorView& first = grown.front();
+  grown.emplace_back(first.name, first.dtype, first.rank, first.shape_bytes, first.layout,
+                     first.block_size, first.payload);
+  EXPECT_EQ(grown.size(), 2u);
+  EXPECT_EQ(grown.back().name, "name");
   EXPECT_EQ(views[4].rank, 0u);
   views.clear();
   EXPECT_TRUE(views.empty());

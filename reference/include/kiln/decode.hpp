@@ -112,10 +112,8 @@ class TensorViews {
     capacity_ = capacity;
   }
   void push_back(const TensorView& view) {
-    if (size_ == capacity_) {
-      const TensorView copy = view;  // view may be one of ours
-      reserve(2 * capacity_);
-      data_[size_++] = copy;
+    if (size_ == capacity_) [[unlikely]] {
+      grow_and_add(TensorView(view));  // a copy: view may be one of ours
       return;
     }
     data_[size_++] = view;
@@ -123,7 +121,9 @@ class TensorViews {
   // A view from its fields (TensorView{fields...}), built where it is stored.
   template <class... Fields>
   TensorView& emplace_back(Fields&&... fields) {
-    if (size_ == capacity_) reserve(2 * capacity_);
+    // Built before growing: fields may be read from one of ours.
+    if (size_ == capacity_) [[unlikely]]
+      return grow_and_add(TensorView{std::forward<Fields>(fields)...});
     return *::new (static_cast<void*>(data_ + size_++))
         TensorView{std::forward<Fields>(fields)...};
   }
@@ -133,6 +133,10 @@ class TensorViews {
   static constexpr std::size_t kInPlace = 1;
 
   bool in_place() const noexcept { return data_ == in_place_.views; }
+  TensorView& grow_and_add(const TensorView& view) {
+    reserve(2 * capacity_);
+    return *::new (static_cast<void*>(data_ + size_++)) TensorView(view);
+  }
   void append(const TensorView* views, std::size_t count) {
     reserve(size_ + count);
     std::uninitialized_copy(views, views + count, data_ + size_);
