@@ -923,14 +923,18 @@ std::size_t max_reply_values(std::size_t request_line_bytes) noexcept {
   return 4 * request_line_bytes + kRoom;
 }
 
+std::optional<std::string> line_problem(std::string_view line, std::size_t max_values) {
+  if (auto bad = find_invalid_utf8(line))
+    return "the line is not valid UTF-8 at byte " + std::to_string(*bad);
+  if (line.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    return "the line is empty; expected one JSON object";
+  return scan_line(line, max_values);
+}
+
 namespace {
 
 Checked<Json> parse_checked(std::string_view line, std::size_t max_values, const Json::parser_callback_t& callback) {
-  if (auto bad = find_invalid_utf8(line))
-    return Failure("the line is not valid UTF-8 at byte " + std::to_string(*bad));
-  if (line.find_first_not_of(" \t\r\n") == std::string_view::npos)
-    return Failure("the line is empty; expected one JSON object");
-  if (auto problem = scan_line(line, max_values)) return Failure(std::move(*problem));
+  if (auto problem = line_problem(line, max_values)) return Failure(std::move(*problem));
   try {
     // Strict: one value and nothing after it but white space.
     return Json::parse(line, callback, /*allow_exceptions=*/true, /*ignore_comments=*/false);
