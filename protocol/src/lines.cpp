@@ -364,13 +364,24 @@ struct Seen {
   bool has(unsigned member) const { return (bits >> member) & 1; }
 };
 
-// tensor_from_json, for a tensor with name and layout (no name_hex, layout_hex).
+// tensor_from_json: a name or name_hex, a layout or layout_hex (not both).
 bool read_tensor(Reader& reader, TensorDescription& tensor) {
-  enum : unsigned { kName, kDtype, kShape, kLayout, kBlockSize, kPayload };
+  enum : unsigned { kName, kDtype, kShape, kLayout, kBlockSize, kPayload, kNameHex, kLayoutHex };
   Seen seen;
+  std::vector<std::uint8_t> raw;
   const bool read = reader.object([&](std::string_view name) {
     std::uint64_t value = 0;
-    if (name == "name") return seen.first(kName) && reader.string(tensor.name);
+    if (name == "name") return !seen.has(kNameHex) && seen.first(kName) && reader.string(tensor.name);
+    if (name == "name_hex") {
+      if (seen.has(kName) || !seen.first(kNameHex) || !reader.hex(raw)) return false;
+      tensor.name.assign(raw.begin(), raw.end());
+      return true;
+    }
+    if (name == "layout_hex") {
+      if (seen.has(kLayout) || !seen.first(kLayoutHex) || !reader.hex(raw)) return false;
+      tensor.layout.assign(raw.begin(), raw.end());
+      return true;
+    }
     if (name == "dtype") {
       if (!seen.first(kDtype) || !reader.bounded(kMaxU16, value)) return false;
       tensor.dtype = static_cast<std::uint16_t>(value);
@@ -383,7 +394,7 @@ bool read_tensor(Reader& reader, TensorDescription& tensor) {
                return true;
              });
     if (name == "layout") {
-      if (!seen.first(kLayout)) return false;
+      if (seen.has(kLayoutHex) || !seen.first(kLayout)) return false;
       if (reader.null()) return true;
       return reader.string(tensor.layout);
     }
@@ -395,7 +406,9 @@ bool read_tensor(Reader& reader, TensorDescription& tensor) {
     if (name == "payload") return seen.first(kPayload) && reader.hex(tensor.payload);
     return false;
   });
-  return read && seen.bits == (1u << 6) - 1;
+  const auto both = [&](unsigned a, unsigned b) { return seen.has(a) || seen.has(b); };
+  return read && both(kName, kNameHex) && seen.has(kDtype) && seen.has(kShape) && both(kLayout, kLayoutHex) &&
+         seen.has(kBlockSize) && seen.has(kPayload);
 }
 
 bool read_tensors(Reader& reader, BlockDescription& description) {
