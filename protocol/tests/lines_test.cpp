@@ -264,6 +264,27 @@ TEST(Lines, ReadersLeaveUnusualLinesToTheJsonPath) {
   EXPECT_FALSE(read_reply_line(R"({"result":"accept","tensors":[]})", 1, Op::kDecode, kProfileKilnV2, 5, "c", echoed));
 }
 
+// The line scan passes over a string's plain bytes eight at a time: what it
+// finds, and where, is as a byte at a time.
+TEST(Lines, TheScanFindsWhatIsInALongStringAtItsByte) {
+  for (std::size_t before = 0; before < 40; ++before) {
+    for (const char raw : {'\x01', '\x1f', '\0'}) {
+      std::string line = "{\"block\":\"" + std::string(before, 'a') + raw + std::string(40, 'b') + "\"}";
+      const auto problem = line_problem(line);
+      ASSERT_TRUE(problem.has_value());
+      EXPECT_NE(problem->find("inside a string at byte " + std::to_string(10 + before) + ";"), std::string::npos)
+          << *problem;
+    }
+    // An escaped quote and a backslash inside, then values past the bound.
+    const std::string line = "{\"a\":\"" + std::string(before, '0') + "\\\"" + std::string(before, '1') +
+                             "\\\\" + "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9" + "\",\"b\":[1,2]}";
+    const std::size_t comma = line.find("\",\"b") + 1;
+    const auto problem = line_problem(line, 2);  // the object, then its first member
+    ASSERT_TRUE(problem.has_value());
+    EXPECT_NE(problem->find("(at byte " + std::to_string(comma) + ")"), std::string::npos) << *problem;
+  }
+}
+
 // Mutated lines: each one a fast reader takes, the Json path takes, with the same value.
 TEST(Lines, WhatTheFastReadersTakeTheJsonPathTakesAlike) {
   std::vector<std::string> request_lines, reply_lines;
