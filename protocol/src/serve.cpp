@@ -1,4 +1,11 @@
+#include <poll.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
 #include <exception>
+#include <new>
 #include <optional>
 #include <istream>
 #include <ostream>
@@ -110,7 +117,71 @@ void answer_into(Adapter& adapter, const Hello& offered, std::string_view line, 
   }
 }
 
+// A request that comes within this of the last reply is waited for by trying
+// the descriptor (yielding the processor between tries), not by sleeping: on
+// a virtual machine a sleep and the wake-up cost more than a fast answer. A
+// runner that takes longer is waited for asleep, in read.
+constexpr auto kSpinFor = std::chrono::microseconds(100);
+
+void wait_briefly_for_input(int fd) {
+  const auto until = std::chrono::steady_clock::now() + kSpinFor;
+  pollfd ready{fd, POLLIN, 0};
+  do {
+    if (poll(&ready, 1, 0) != 0) return;  // input, its end, or an error: read says which
+    sched_yield();
+  } while (std::chrono::steady_clock::now() < until);
+}
+
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t wrote = ::write(fd, data.data(), data.size());
+    if (wrote > 0) data.remove_prefix(static_cast<std::size_t>(wrote));
+    else if (wrote < 0 && errno == EINTR) continue;
+    else return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+bool serve(Adapter& adapter, int in, int out, bool& write_failed) {
+  write_failed = false;
+  const Hello offered = adapter.hello();
+  std::string buffer, reply;
+  std::size_t begin = 0, searched = 0;  // the next line's start; how far it was searched for '\n'
+  const auto answer_line = [&](std::string_view line) {
+    answer_into(adapter, offered, line, reply);
+    reply += '\n';
+    if (write_all(out, reply)) return true;
+    write_failed = true;
+    return false;
+  };
+  try {
+    static constexpr std::size_t kChunk = 65536;
+    for (;;) {
+      for (std::size_t newline; (newline = buffer.find('\n', searched)) != std::string::npos;) {
+        if (!answer_line(std::string_view(buffer).substr(begin, newline - begin))) return false;
+        begin = searched = newline + 1;
+      }
+      buffer.erase(0, begin);
+      begin = 0;
+      searched = buffer.size();
+      wait_briefly_for_input(in);
+      const std::size_t had = buffer.size();
+      buffer.resize(had + kChunk);
+      const ssize_t got = ::read(in, buffer.data() + had, kChunk);
+      buffer.resize(had + (got > 0 ? static_cast<std::size_t>(got) : 0));
+      if (got > 0) continue;
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) return false;
+      // End of input: a last line without its newline is still a line, as
+      // std::getline gives it.
+      return buffer.empty() || answer_line(buffer);
+    }
+  } catch (const std::bad_alloc&) {
+    return false;  // a line too long to hold
+  }
+}
 
 Outcome call(Adapter& adapter, const Request& request) {
   return std::visit(
