@@ -105,7 +105,8 @@ BENCHMARK(BM_Directory)->Arg(1)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillis
 
 constexpr Aim kAims[] = {
     {"kiln_vs_json", Aim::Kind::kAtLeast, 20, "times faster than nlohmann::json + offset checks"},
-    {"kiln_vs_simdjson", Aim::Kind::kAtLeast, 4, "times faster than simdjson + the same checks"},
+    // Issue 28: at every size, one tensor included (4 before, at 1,000 and 100,000).
+    {"kiln_vs_simdjson", Aim::Kind::kAtLeast, 10, "times faster than simdjson + the same checks"},
     {"kiln_ns_per_tensor", Aim::Kind::kAtMost, 25, "ns per tensor (1,000 and 100,000 tensors)"},
     {"kiln_per_memcpy", Aim::Kind::kAtMost, 3, "times a memcpy of header+directory+heap"},
 };

@@ -162,9 +162,12 @@ void BM_FileBackedDecode(benchmark::State& state, std::size_t tensors, std::uint
   state.counters["anon_rss_delta"] = static_cast<double>(large_memory.anonymous_delta);
   state.counters["file_rss_delta"] = static_cast<double>(large_memory.file_delta);
   state.counters["small_heap_bytes"] = static_cast<double>(small_memory.allocated_bytes);
+  // A one-tensor decode allocates nothing at either size (issue 28): equal, 1.
   state.counters["heap_large_per_small"] =
-      static_cast<double>(large_memory.allocated_bytes) /
-      static_cast<double>(small_memory.allocated_bytes);
+      large_memory.allocated_bytes == small_memory.allocated_bytes
+          ? 1.0
+          : static_cast<double>(large_memory.allocated_bytes) /
+                static_cast<double>(small_memory.allocated_bytes);
   state.counters["anon_rss_per_payload"] =
       static_cast<double>(std::max<std::int64_t>(0, large_memory.anonymous_delta)) /
       static_cast<double>(large.payload_length());

@@ -2,11 +2,16 @@
 // in-process (builtin:reference), over the persistent JSON Lines protocol (one
 // kiln-reference-adapter process for the run) and in one-shot mode (a process
 // per request). Each iteration runs all three; cases per second each, and the
-// persistent over one-shot ratio. Then the generated phase's cost.
+// persistent over one-shot ratio. Then the generated phase's cost, and loading
+// the case set against reading its bytes.
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <ostream>
 #include <streambuf>
 
+#include "kiln/conformance/case_loader.hpp"
 #include "kiln/conformance/fuzz.hpp"
 #include "kiln/conformance/run.hpp"
 #include "support/harness.hpp"
@@ -89,9 +94,45 @@ void BM_GeneratedPhase(benchmark::State& state) {
 }
 BENCHMARK(BM_GeneratedPhase)->Iterations(2)->Unit(benchmark::kSecond)->UseRealTime();
 
+// Loading the case set as every `run`, `cases check` and `fuzz` starts
+// (load_case_set: the walk, YAML, the schema and each profile's checks) against
+// reading the same files' bytes, the walk included, in the same iteration.
+void BM_CaseSetLoad(benchmark::State& state) {
+  namespace fs = std::filesystem;
+  kiln::bench::Contest contest(2);
+  std::size_t bytes = 0;
+  std::size_t cases = 0;
+  for (auto _ : state) {
+    contest.time(0, [&] {
+      bytes = 0;
+      for (const auto& entry : fs::recursive_directory_iterator(KILN_BENCH_CASES_DIR)) {
+        if (!entry.is_regular_file() || entry.path().extension() != ".yaml") continue;
+        std::ifstream file(entry.path(), std::ios::binary);
+        const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        bytes += text.size();
+      }
+    });
+    contest.time(1, [&] {
+      const kiln::conformance::CaseSet set = kiln::conformance::load_case_set(KILN_BENCH_CASES_DIR);
+      cases = set.errors.empty() ? set.cases.size() : 0;
+    });
+    if (cases == 0) return state.SkipWithError("the case set did not load");
+  }
+  state.counters["cases"] = static_cast<double>(cases);
+  state.counters["bytes"] = static_cast<double>(bytes);
+  state.counters["read_bytes_s"] = contest.median_seconds(0);
+  state.counters["load_s"] = contest.median_seconds(1);
+  state.counters["load_vs_read_bytes"] = contest.median_seconds(1) / contest.median_seconds(0);
+}
+BENCHMARK(BM_CaseSetLoad)->Iterations(5)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 constexpr Aim kAims[] = {
     {"persistent_vs_one_shot", Aim::Kind::kAtLeast, 10,
      "times the cases/s of one-shot mode (a process per case)"},
+    {"load_vs_read_bytes", Aim::Kind::kAtMost, 4,
+     "times as long to load the case set as to read its files' bytes"},
+    {"cpp_run_s", Aim::Kind::kAtMost, 2,
+     "seconds for the whole run of the C++ reference adapter, generated phase included"},
 };
 
 }  // namespace

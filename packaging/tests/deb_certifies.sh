@@ -21,7 +21,7 @@ deb=${debs[0]}
 
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
-for library in libyaml-cpp libstdc++6 libc6; do
+for library in libyaml-cpp libyaml-0-2 libre2 libstdc++6 libc6; do
   grep -q "$library" <<<"$depends" || { echo "Depends lacks $library" >&2; exit 1; }
 done
 

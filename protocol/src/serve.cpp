@@ -1,4 +1,11 @@
+#include <poll.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
 #include <exception>
+#include <new>
 #include <optional>
 #include <istream>
 #include <ostream>
@@ -31,15 +38,9 @@ std::string list(const std::vector<std::string>& items) {
   return text.empty() ? "nothing" : text;
 }
 
-Checked<Json> reply_to(Adapter& adapter, const Hello& offered, const Request& request) {
+// The outcome of a decode or encode request, or why there is none.
+Checked<Outcome> outcome_for(Adapter& adapter, const Hello& offered, const Request& request) {
   const Op op = op_of(request);
-  if (const auto* hello = std::get_if<HelloRequest>(&request)) {
-    if (hello->protocol != kProtocolVersion)
-      return Failure("protocol " + std::to_string(hello->protocol) +
-                     " is not supported; this adapter speaks protocol " +
-                     std::to_string(kProtocolVersion));
-    return hello_to_json(offered);
-  }
   if (!offered.offers_op(op))
     return Failure("this adapter does not offer " + std::string(to_string(op)) +
                    " (it offers " + list(offered.ops) + ")");
@@ -48,17 +49,139 @@ Checked<Json> reply_to(Adapter& adapter, const Hello& offered, const Request& re
     return Failure("profile " + quoted_excerpt(profile) +
                    " is not supported (this adapter offers " +
                    list(offered.profiles) + ")");
-  const Outcome outcome = call(adapter, request);
+  Outcome outcome = call(adapter, request);
   if (!answers(outcome, op, profile))
     return Failure("adapter bug: its " + std::string(to_string(op)) +
                    " produced a result that does not answer a " + std::string(profile) +
                    " " + std::string(to_string(op)));
-  // Replies in the form the hello promised: a client that asked for strings
-  // may read numbers through a double too.
-  return outcome_to_json(outcome, offered.int64);
+  return outcome;
+}
+
+// The reply line to a request, written into out (cleared first).
+void answer_into(Adapter& adapter, const Hello& offered, std::string_view line, std::string& out) {
+  out.clear();
+  // The id ties every reply, an error too, to its request (PROTOCOL.md, "Replies").
+  std::optional<std::uint64_t> id;
+  try {
+    // Read without a Json when the line is one read_request_line takes; the
+    // Json path reads every other line and words its errors.
+    std::optional<Request> request;
+    if (auto read = read_request_line(line)) {
+      id = read->id;
+      request = std::move(read->request);
+    } else {
+      auto json = parse_line(line);
+      if (!json) {
+        out = error_line(json.error());
+        return;
+      }
+      id = request_id(json.value());
+      auto parsed = request_from_json(json.value());
+      if (!parsed) {
+        out = error_line(parsed.error(), id);
+        return;
+      }
+      request = std::move(parsed).value();
+    }
+    Json reply;
+    if (const auto* hello = std::get_if<HelloRequest>(&*request)) {
+      if (hello->protocol != kProtocolVersion) {
+        out = error_line("protocol " + std::to_string(hello->protocol) +
+                             " is not supported; this adapter speaks protocol " +
+                             std::to_string(kProtocolVersion),
+                         id);
+        return;
+      }
+      reply = hello_to_json(offered);
+    } else {
+      auto outcome = outcome_for(adapter, offered, *request);
+      if (!outcome) {
+        out = error_line(outcome.error(), id);
+        return;
+      }
+      // Replies in the form the hello promised: a client that asked for strings
+      // may read numbers through a double too.
+      if (append_outcome_line(out, outcome.value(), offered.int64, id)) return;
+      reply = outcome_to_json(outcome.value(), offered.int64);
+    }
+    if (id) reply["id"] = *id;
+    auto text = to_line(reply);
+    if (!text) {
+      out = error_line("the reply cannot be written as JSON: " + text.error(), id);
+      return;
+    }
+    out = std::move(text).value();
+  } catch (const std::exception& error) {
+    // Out of memory for a huge block, or an adapter that throws: answer and go on.
+    out = error_line(std::string("the adapter failed: ") + error.what(), id);
+  }
+}
+
+// A request that comes within this of the last reply is waited for by trying
+// the descriptor (yielding the processor between tries), not by sleeping: on
+// a virtual machine a sleep and the wake-up cost more than a fast answer. A
+// runner that takes longer is waited for asleep, in read.
+constexpr auto kSpinFor = std::chrono::microseconds(100);
+
+void wait_briefly_for_input(int fd) {
+  const auto until = std::chrono::steady_clock::now() + kSpinFor;
+  pollfd ready{fd, POLLIN, 0};
+  do {
+    if (poll(&ready, 1, 0) != 0) return;  // input, its end, or an error: read says which
+    sched_yield();
+  } while (std::chrono::steady_clock::now() < until);
+}
+
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t wrote = ::write(fd, data.data(), data.size());
+    if (wrote > 0) data.remove_prefix(static_cast<std::size_t>(wrote));
+    else if (wrote < 0 && errno == EINTR) continue;
+    else return false;
+  }
+  return true;
 }
 
 }  // namespace
+
+bool serve(Adapter& adapter, int in, int out, bool& write_failed) {
+  write_failed = false;
+  const Hello offered = adapter.hello();
+  std::string buffer, reply;
+  std::size_t begin = 0, searched = 0;  // the next line's start; how far it was searched for '\n'
+  const auto answer_line = [&](std::string_view line) {
+    answer_into(adapter, offered, line, reply);
+    reply += '\n';
+    if (write_all(out, reply)) return true;
+    write_failed = true;
+    return false;
+  };
+  try {
+    static constexpr std::size_t kChunk = 65536;
+    for (;;) {
+      for (std::size_t newline; (newline = buffer.find('\n', searched)) != std::string::npos;) {
+        if (!answer_line(std::string_view(buffer).substr(begin, newline - begin))) return false;
+        begin = searched = newline + 1;
+      }
+      buffer.erase(0, begin);
+      begin = 0;
+      searched = buffer.size();
+      wait_briefly_for_input(in);
+      const std::size_t had = buffer.size();
+      buffer.resize(had + kChunk);
+      const ssize_t got = ::read(in, buffer.data() + had, kChunk);
+      buffer.resize(had + (got > 0 ? static_cast<std::size_t>(got) : 0));
+      if (got > 0) continue;
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) return false;
+      // End of input: a last line without its newline is still a line, as
+      // std::getline gives it.
+      return buffer.empty() || answer_line(buffer);
+    }
+  } catch (const std::bad_alloc&) {
+    return false;  // a line too long to hold
+  }
+}
 
 Outcome call(Adapter& adapter, const Request& request) {
   return std::visit(
@@ -108,31 +231,21 @@ std::optional<std::vector<hurray::Element>> parse_elements(const std::vector<std
 }
 
 std::string answer(Adapter& adapter, const Hello& offered, std::string_view line) {
-  // The id ties every reply, an error too, to its request (PROTOCOL.md, "Replies").
-  std::optional<std::uint64_t> id;
-  try {
-    auto json = parse_line(line);
-    if (!json) return error_line(json.error());
-    id = request_id(json.value());
-    auto request = request_from_json(json.value());
-    if (!request) return error_line(request.error(), id);
-    auto reply = reply_to(adapter, offered, request.value());
-    if (!reply) return error_line(reply.error(), id);
-    if (id) reply.value()["id"] = *id;
-    auto text = to_line(reply.value());
-    if (!text) return error_line("the reply cannot be written as JSON: " + text.error(), id);
-    return std::move(text).value();
-  } catch (const std::exception& error) {
-    // Out of memory for a huge block, or an adapter that throws: answer and go on.
-    return error_line(std::string("the adapter failed: ") + error.what(), id);
-  }
+  std::string reply;
+  answer_into(adapter, offered, line, reply);
+  return reply;
 }
 
 bool serve(Adapter& adapter, std::istream& in, std::ostream& out) {
   const Hello offered = adapter.hello();
-  std::string line;
+  // One line and one reply buffer for the run: no allocation per request once
+  // they have grown to the longest line.
+  std::string line, reply;
   while (std::getline(in, line)) {
-    out << answer(adapter, offered, line) << '\n' << std::flush;
+    answer_into(adapter, offered, line, reply);
+    reply += '\n';
+    out.write(reply.data(), static_cast<std::streamsize>(reply.size()));
+    out.flush();
     if (!out) return false;
   }
   // getline stops on end of input, and also on a read error or a line too long

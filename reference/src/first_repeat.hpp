@@ -7,12 +7,15 @@
 // cannot choose colliding names in advance; and should collisions pile up all
 // the same (more probes than a fixed multiple of the names), the check falls
 // back to sorting, which is O(n log n) comparisons whatever the names are.
+// Up to kFew names (most fuzz inputs and small blocks) stay in place and are
+// compared pairwise, with no allocation.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -72,25 +75,42 @@ struct NameHash {
 template <class Hash = NameHash>
 class BasicFirstRepeat {
  public:
-  // Room for capacity names, allocated now: the caller bounds it (tensor count,
-  // after the directory is known to be present).
+  // Up to this many names are kept in place and compared pairwise (at most
+  // kFew * (kFew - 1) / 2 hash comparisons): a small block allocates nothing
+  // here, where the names, hashes and table were three allocations.
+  static constexpr std::size_t kFew = 16;
+
+  // Room for capacity names, allocated now (in place up to kFew): the caller
+  // bounds it (tensor count, after the directory is known to be present).
   explicit BasicFirstRepeat(std::size_t capacity) {
-    names_.reserve(capacity);
-    hashes_.reserve(capacity);
+    if (capacity <= kFew) return;
+    heap_ = std::make_unique_for_overwrite<Name[]>(capacity);
+    names_ = heap_.get();
+    capacity_ = capacity;
   }
+  // names_ may point into this object.
+  BasicFirstRepeat(const BasicFirstRepeat&) = delete;
+  BasicFirstRepeat& operator=(const BasicFirstRepeat&) = delete;
 
+  // One name, with its hash: a few stores, inline in the decoder's loop.
   void add(std::string_view name) {
-    names_.push_back(name);
-    hashes_.push_back(Hash{}(name));
+    if (size_ == capacity_) grow();
+    names_[size_++] = Name{name.data(), name.size(), Hash{}(name)};
   }
 
-  std::size_t size() const noexcept { return names_.size(); }
+  std::size_t size() const noexcept { return size_; }
 
   // The index of the first name equal to an earlier one, or nullopt. The
   // first insert that meets its equal is that index.
   std::optional<std::uint32_t> first_repeat() const {
-    const std::size_t n = names_.size();
-    if (n < 2) return std::nullopt;
+    const std::size_t n = size_;
+    if (n <= kFew) {
+      for (std::size_t i = 1; i < n; ++i)
+        for (std::size_t j = 0; j < i; ++j)
+          if (names_[j].hash == names_[i].hash && name(j) == name(i))
+            return static_cast<std::uint32_t>(i);
+      return std::nullopt;
+    }
     std::size_t slots = 16;
     while (slots < 2 * n) slots *= 2;
     const std::size_t mask = slots - 1;
@@ -102,8 +122,8 @@ class BasicFirstRepeat {
     std::size_t probes = 0;
     constexpr std::size_t kAhead = 8;
     for (std::size_t i = 0; i < n; ++i) {
-      if (i + kAhead < n) __builtin_prefetch(&table[hashes_[i + kAhead] & mask], 1);
-      const std::uint64_t hash = hashes_[i];
+      if (i + kAhead < n) __builtin_prefetch(&table[names_[i + kAhead].hash & mask], 1);
+      const std::uint64_t hash = names_[i].hash;
       const std::uint64_t tag = hash >> 32;
       for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
         const std::uint64_t slot = table[at];
@@ -111,7 +131,7 @@ class BasicFirstRepeat {
           table[at] = (tag << 32) | (i + 1);
           break;
         }
-        if ((slot >> 32) == tag && names_[(slot & 0xFFFFFFFFu) - 1] == names_[i])
+        if ((slot >> 32) == tag && name((slot & 0xFFFFFFFFu) - 1) == name(i))
           return static_cast<std::uint32_t>(i);
         if (++probes > probe_budget) return first_repeat_by_sorting();
       }
@@ -121,20 +141,43 @@ class BasicFirstRepeat {
 
   // The same answer by a stable sort of the indices by name (no hashing).
   std::optional<std::uint32_t> first_repeat_by_sorting() const {
-    std::vector<std::uint32_t> order(names_.size());
+    std::vector<std::uint32_t> order(size_);
     for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return names_[a] < names_[b]; });
+                     [&](std::uint32_t a, std::uint32_t b) { return name(a) < name(b); });
     std::optional<std::uint32_t> first;
     for (std::size_t k = 1; k < order.size(); ++k)
-      if (names_[order[k]] == names_[order[k - 1]] && (!first || order[k] < *first))
+      if (name(order[k]) == name(order[k - 1]) && (!first || order[k] < *first))
         first = order[k];
     return first;
   }
 
  private:
-  std::vector<std::string_view> names_;
-  std::vector<std::uint64_t> hashes_;
+  // A name and its hash, side by side (one allocation for both).
+  struct Name {
+    const char* data;
+    std::size_t size;
+    std::uint64_t hash;
+  };
+
+  std::string_view name(std::size_t i) const noexcept { return {names_[i].data, names_[i].size}; }
+
+  // More names than the capacity promised: twice the room.
+  void grow() {
+    auto grown = std::make_unique_for_overwrite<Name[]>(2 * capacity_);
+    std::copy(names_, names_ + size_, grown.get());
+    heap_ = std::move(grown);
+    names_ = heap_.get();
+    capacity_ *= 2;
+  }
+
+  // In place, left uninitialized (only the first size_ are read): zeroing
+  // them cost more than comparing a few names.
+  Name few_[kFew];
+  std::unique_ptr<Name[]> heap_;
+  Name* names_ = few_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = kFew;
 };
 
 using FirstRepeat = BasicFirstRepeat<>;

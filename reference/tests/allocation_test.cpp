@@ -100,6 +100,35 @@ TEST(AllocationWatch, SeesTheDecodersOwnAllocations) {
   EXPECT_GE(largest, 40 * sizeof(TensorView));
 }
 
+// The allocations of accepting n tensors (issue 28): none for one tensor (the
+// view is held in place, no name table), the views alone up to 16 tensors
+// (names compared in place), and views, names and table above that.
+std::size_t allocations_accepting(std::size_t count) {
+  BlockDescription description;
+  for (std::size_t i = 0; i < count; ++i)
+    description.tensors.push_back(tensor("t" + std::to_string(i), 9, {1}, {1}));
+  const Bytes bytes = bytes_of(description);
+  AllocationWatch watch;
+  const auto decoded = decode(bytes);
+  const std::size_t allocations = watch.count();
+  EXPECT_TRUE(decoded) << count;
+  EXPECT_EQ(decoded->tensors.size(), count);
+  return allocations;
+}
+
+TEST(AllocationCounts, AcceptingATensorAllocatesNothing) {
+  EXPECT_EQ(allocations_accepting(0), 0u);
+  EXPECT_EQ(allocations_accepting(1), 0u);
+}
+
+TEST(AllocationCounts, AFewTensorsAllocateTheViewsOnly) {
+  for (std::size_t count : {2, 3, 8, 16}) EXPECT_EQ(allocations_accepting(count), 1u) << count;
+}
+
+TEST(AllocationCounts, ManyTensorsAllocateViewsNamesAndTable) {
+  for (std::size_t count : {17, 1000}) EXPECT_EQ(allocations_accepting(count), 3u) << count;
+}
+
 TEST(DeclaredSizes, PayloadOf2To62BytesInA192ByteBlockAllocatesLittle) {
   Bytes bytes = bytes_of(block({tensor("x", 9, {64}, Bytes(64, 7))}));
   ASSERT_EQ(bytes.size(), 192u);

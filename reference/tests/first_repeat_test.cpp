@@ -53,5 +53,37 @@ TEST(FirstRepeat, AllCollidingHashesFallBackToSortingWithTheSameAnswer) {
   EXPECT_EQ(first_repeat_of<BasicFirstRepeat<CollidingHash>>({"a", "b", "c", "b", "a"}), 3u);
 }
 
+// Up to kFew names are compared in place; one more goes through the table.
+// Both must give the same answers, at the boundary and past a capacity that
+// promised too little.
+TEST(FirstRepeat, FewNamesInPlaceAndManyInTheTableAgree) {
+  for (std::size_t count : {std::size_t{2}, FirstRepeat::kFew - 1, FirstRepeat::kFew,
+                            FirstRepeat::kFew + 1, 2 * FirstRepeat::kFew}) {
+    auto names = distinct_names(count);
+    EXPECT_EQ(first_repeat_of<FirstRepeat>(names), std::nullopt) << count;
+    EXPECT_EQ(first_repeat_of<BasicFirstRepeat<CollidingHash>>(names), std::nullopt) << count;
+    names[count - 1] = names[0];
+    EXPECT_EQ(first_repeat_of<FirstRepeat>(names), count - 1) << count;
+    EXPECT_EQ(first_repeat_of<BasicFirstRepeat<CollidingHash>>(names), count - 1) << count;
+    if (count >= 3) {
+      names[count / 2 + 1] = names[count / 2];
+      EXPECT_EQ(first_repeat_of<FirstRepeat>(names), count / 2 + 1) << count;
+      EXPECT_EQ(first_repeat_of<BasicFirstRepeat<CollidingHash>>(names), count / 2 + 1) << count;
+    }
+  }
+}
+
+TEST(FirstRepeat, MoreNamesThanTheCapacityStillCount) {
+  for (std::size_t capacity : {std::size_t{0}, std::size_t{1}, FirstRepeat::kFew, std::size_t{40}}) {
+    auto names = distinct_names(100);
+    names[90] = names[3];
+    FirstRepeat set(capacity);
+    for (const auto& name : names) set.add(name);
+    EXPECT_EQ(set.size(), 100u);
+    EXPECT_EQ(set.first_repeat(), 90u) << capacity;
+    EXPECT_EQ(set.first_repeat_by_sorting(), 90u) << capacity;
+  }
+}
+
 }  // namespace
 }  // namespace kiln::detail

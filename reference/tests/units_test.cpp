@@ -1,5 +1,6 @@
 // Unit tests of the small pieces: strict UTF-8, hex, little-endian loads and
-// stores, the rule table, the dtype table and the field table.
+// stores, the tensor view vector, the rule table, the dtype table and the field
+// table.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -133,6 +134,84 @@ TEST(Endian, StoreThenLoadRoundTripsForEveryWidth) {
       EXPECT_EQ(load_le(buffer, width), value & mask) << "width " << width << " value " << value;
     }
   }
+}
+
+// --- tensor views --------------------------------------------------------
+
+// TensorViews: the vector of a BlockView, one view in place and more on the
+// heap; copies and moves keep every view, in either storage.
+TensorView numbered_view(std::uint32_t i) {
+  TensorView view;
+  view.name = "name";
+  view.dtype = static_cast<std::uint16_t>(i);
+  view.block_size = i;
+  return view;
+}
+
+void expect_numbered(const TensorViews& views, std::size_t count) {
+  ASSERT_EQ(views.size(), count);
+  EXPECT_EQ(views.empty(), count == 0);
+  std::size_t seen = 0;
+  for (const TensorView& view : views) EXPECT_EQ(view.block_size, seen++);
+  EXPECT_EQ(seen, count);
+  if (count == 0) return;
+  EXPECT_EQ(views.front().block_size, 0u);
+  EXPECT_EQ(views.back().block_size, count - 1);
+  EXPECT_EQ(views.at(count - 1).dtype, count - 1);
+  EXPECT_EQ(views.data() + count, views.end());
+}
+
+TEST(TensorViews, HoldsOneViewInPlaceAndMoreOnTheHeap) {
+  for (std::size_t count : {0, 1, 2, 3, 17}) {
+    TensorViews views;
+    for (std::uint32_t i = 0; i < count; ++i) views.push_back(numbered_view(i));
+    expect_numbered(views, count);
+    EXPECT_GE(views.capacity(), count);
+    TensorViews copy(views);
+    expect_numbered(copy, count);
+    TensorViews moved(std::move(copy));
+    expect_numbered(moved, count);
+    EXPECT_TRUE(copy.empty());  // NOLINT(bugprone-use-after-move): moved-from is empty
+    TensorViews assigned;
+    assigned.push_back(numbered_view(7));
+    assigned = views;
+    expect_numbered(assigned, count);
+    TensorViews move_assigned;
+    move_assigned = std::move(assigned);
+    expect_numbered(move_assigned, count);
+    EXPECT_THROW(static_cast<void>(views.at(count)), std::out_of_range);
+    if (count == 0) continue;
+    views.push_back(views.front());  // one of its own views, whatever its capacity
+    EXPECT_EQ(views.size(), count + 1);
+    EXPECT_EQ(views.back().block_size, 0u);
+    EXPECT_EQ(views.back().name, "name");
+  }
+}
+
+TEST(TensorViews, ReserveKeepsTheViewsAndEmplaceBuildsInPlace) {
+  TensorViews views;
+  views.push_back(numbered_view(0));
+  views.reserve(100);
+  EXPECT_GE(views.capacity(), 100u);
+  for (std::uint32_t i = 1; i < 5; ++i) {
+    const TensorView& view =
+        views.emplace_back(std::string_view("n"), static_cast<std::uint16_t>(i), std::uint16_t{0},
+                           nullptr, std::string_view(), i, std::span<const std::uint8_t>());
+    EXPECT_EQ(view.block_size, i);
+  }
+  expect_numbered(views, 5);
+  EXPECT_EQ(views[4].name, "n");
+  // Fields read from one of its own views, at the moment it grows.
+  TensorViews grown;
+  grown.push_back(numbered_view(0));
+  const TensorView& first = grown.front();
+  grown.emplace_back(first.name, first.dtype, first.rank, first.shape_bytes, first.layout,
+                     first.block_size, first.payload);
+  EXPECT_EQ(grown.size(), 2u);
+  EXPECT_EQ(grown.back().name, "name");
+  EXPECT_EQ(views[4].rank, 0u);
+  views.clear();
+  EXPECT_TRUE(views.empty());
 }
 
 // --- rule table ----------------------------------------------------------

@@ -1,15 +1,17 @@
 #include "kiln/conformance/case_loader.hpp"
 
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/yaml.h>
+#include <yaml-cpp/exceptions.h>
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
-#include <sstream>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
@@ -18,11 +20,39 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validation_visitor.hpp>
 
+#include "case_yaml.hpp"
+#include "schema_patterns.hpp"
 #include "kiln/conformance/yaml_reading.hpp"
 #include "kiln/conformance/profile.hpp"
 #include "kiln/conformance/safe_file.hpp"
 #include "kiln/conformance/short_match.hpp"
 #include "profiles/registry.hpp"
+
+// valijson matches each "pattern" with std::regex_search. This one member of
+// its visitor, for the one adapter the loader uses, asks the patterns of the
+// schema being applied (SchemaPatterns) first and otherwise does what valijson
+// does. Declared before any use of the visitor, in the only file that uses it.
+template <>
+bool valijson::ValidationVisitor<valijson::adapters::NlohmannJsonAdapter>::visit(
+    const valijson::constraints::PatternConstraint& constraint) {
+  if ((m_strictTypes && !m_target.isString()) || !m_target.maybeString()) return true;
+  const std::string pattern(constraint.getPattern<std::string::allocator_type>());
+  const std::string text = m_target.asString();
+  std::optional<bool> matched;
+  if (const auto* patterns = kiln::conformance::SchemaPatterns::on_this_thread())
+    matched = patterns->search(pattern, text);
+  if (!matched) {
+    auto it = m_regexesCache.find(pattern);
+    if (it == m_regexesCache.end()) it = m_regexesCache.emplace(pattern, std::regex(pattern)).first;
+    matched = std::regex_search(text, it->second);
+  }
+  if (!*matched) {
+    if (m_results)
+      m_results->pushError(m_context, "Failed to match regex specified by 'pattern' constraint.");
+    return false;
+  }
+  return true;
+}
 
 namespace kiln::conformance {
 
@@ -32,14 +62,16 @@ struct CaseSchema::Impl {
   // valijson compiles each pattern with std::regex's default, recursive matcher,
   // which overflows the stack on a long payload; these are compiled first, with
   // the polynomial (breadth-first) matcher, and valijson finds them here.
+  // Only read once the schema is built: the loader's threads share it.
   std::unordered_map<std::string, std::regex> regexes;
+  SchemaPatterns patterns;
 };
 
 // ---- the members every profile's case shares ----
 
 namespace yaml_reading {
 
-std::vector<Operation> ops_node(const YAML::Node& node) {
+std::vector<Operation> ops_node(const yaml::Node& node) {
   if (!node.IsSequence() || node.size() == 0) invalid(node, "ops is a non-empty sequence");
   std::vector<Operation> ops;
   for (const auto& item : node) {
@@ -55,10 +87,10 @@ std::vector<Operation> ops_node(const YAML::Node& node) {
   return ops;
 }
 
-void common_members(const YAML::Node& root, Case& c, const std::regex& id_pattern,
+void common_members(const yaml::Node& root, Case& c, const std::regex& id_pattern,
                     std::string_view id_form, const std::regex& source_pattern,
                     std::string_view source_form) {
-  const YAML::Node id = required(root, "id", "the case");
+  const yaml::Node id = required(root, "id", "the case");
   c.id = string_scalar(id, "id");
   if (c.id.size() > kLongestToken)
     invalid(id, "id is " + std::to_string(c.id.size()) + " characters long, more than " +
@@ -75,7 +107,7 @@ void common_members(const YAML::Node& root, Case& c, const std::regex& id_patter
   if (!short_match(c.source, source_pattern)) invalid(root["source"], "source is " + std::string(source_form));
   // One level today; the key stays so that a later format version can add one
   // without a change to every case file.
-  const YAML::Node level = required(root, "level", "the case");
+  const yaml::Node level = required(root, "level", "the case");
   if (const std::string value = string_scalar(level, "level"); value != "required")
     invalid(level, "level is 'required', not '" + value +
                        "': every case is required (the recommended level was removed, cases/README.md, level)");
@@ -90,67 +122,6 @@ namespace fs = std::filesystem;
 
 // Where a file's size limit is documented, for the message of one past it.
 constexpr std::string_view kLimitsNote = " (cases/README.md, Limits)";
-
-// ---- YAML: a bounded first pass over the events ----
-
-// Case files are plain YAML (cases/README.md): one document, no anchors,
-// aliases or tags. Refusing aliases outright bounds a file's expanded size by
-// its own size; the node count and depth bound the tree yaml-cpp builds and the
-// recursion of everything that walks it. Throws Invalid at the first problem.
-class BoundedScan final : public YAML::EventHandler {
- public:
-  int documents() const { return documents_; }
-
-  void OnDocumentStart(const YAML::Mark& mark) override {
-    if (++documents_ > 1) invalid(mark, "a second YAML document: a case file holds exactly one");
-  }
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { node(mark, "", anchor); }
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
-    invalid(mark, "an alias: " + std::string(kPlain));
-  }
-  void OnAnchor(const YAML::Mark& mark, const std::string& name) override {
-    invalid(mark, "an anchor '&" + name + "': " + kPlain);
-  }
-  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                const std::string&) override {
-    node(mark, tag, anchor);
-  }
-  void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                       YAML::EmitterStyle::value) override {
-    node(mark, tag, anchor);
-    open(mark);
-  }
-  void OnSequenceEnd() override { --depth_; }
-  void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                  YAML::EmitterStyle::value) override {
-    node(mark, tag, anchor);
-    open(mark);
-  }
-  void OnMapEnd() override { --depth_; }
-
- private:
-  static constexpr const char* kPlain = "case files are plain YAML, without anchors or aliases";
-
-  void node(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor) {
-    if (anchor != YAML::NullAnchor) invalid(mark, "an anchor: " + std::string(kPlain));
-    // "?" is an untagged plain node, "!" an untagged quoted or block scalar.
-    if (!tag.empty() && tag != "?" && tag != "!")
-      invalid(mark, "a tag '" + tag + "': case files are plain YAML, without tags");
-    if (++nodes_ > kMaxCaseNodes)
-      invalid(mark, "more than " + std::to_string(kMaxCaseNodes) +
-                        " YAML nodes: larger than any case (cases/README.md, Limits)");
-  }
-  void open(const YAML::Mark& mark) {
-    if (++depth_ > kMaxCaseDepth)
-      invalid(mark, "nested more than " + std::to_string(kMaxCaseDepth) +
-                        " levels deep (cases/README.md, Limits)");
-  }
-
-  int documents_ = 0;
-  std::size_t nodes_ = 0;
-  int depth_ = 0;
-};
 
 // ---- the structure every case file shares ----
 
@@ -183,7 +154,7 @@ std::size_t invalid_utf8_at(std::string_view text) {
   return std::string_view::npos;
 }
 
-void check_utf8(const YAML::Node& scalar_node) {
+void check_utf8(const yaml::Node& scalar_node) {
   const std::size_t bad = invalid_utf8_at(scalar_node.Scalar());
   if (bad != std::string_view::npos)
     invalid_at(scalar_node, bad, "not UTF-8 at character " + std::to_string(bad) +
@@ -193,7 +164,7 @@ void check_utf8(const YAML::Node& scalar_node) {
 // Keys must be strings and unique: yaml-cpp keeps every duplicate and returns the
 // first, PyYAML the last, so a duplicate would mean different cases to different
 // readers. Text must be UTF-8, as YAML requires (and valijson assumes).
-void check_structure(const YAML::Node& node) {
+void check_structure(const yaml::Node& node) {
   if (node.IsMap()) {
     std::unordered_set<std::string> seen;
     for (const auto& item : node) {
@@ -213,8 +184,8 @@ void check_structure(const YAML::Node& node) {
 
 // The profile that reads the case's body: the one the file names, or the
 // registry's default when it names none.
-const Profile& case_profile(const YAML::Node& root) {
-  const YAML::Node profile = root["profile"];
+const Profile& case_profile(const yaml::Node& root) {
+  const yaml::Node profile = root["profile"];
   if (!profile) return *find_profile(default_profile_name());
   const std::string name = string_scalar(profile, "profile");
   const Profile* found = find_profile(name);
@@ -226,15 +197,15 @@ const Profile& case_profile(const YAML::Node& root) {
 
 // valijson's context ("<root>", "[tensors]", "[0]", ...) as a node of the file
 // and a readable path ("tensors[0].name"): as deep as the file goes.
-std::pair<YAML::Node, std::string> locate(const YAML::Node& root,
+std::pair<yaml::Node, std::string> locate(const yaml::Node& root,
                                           const std::vector<std::string>& context) {
-  YAML::Node node(root);
+  yaml::Node node(root);
   std::string path;
   for (std::size_t i = 1; i < context.size(); ++i) {
     const std::string& part = context[i];
     if (part.size() < 2 || part.front() != '[' || part.back() != ']') break;
     const std::string name = part.substr(1, part.size() - 2);
-    std::optional<YAML::Node> child;
+    std::optional<yaml::Node> child;
     if (node.IsMap()) {
       for (const auto& item : node)
         if (item.first.Scalar() == name) {
@@ -250,12 +221,12 @@ std::pair<YAML::Node, std::string> locate(const YAML::Node& root,
       }
     }
     if (!child) break;
-    node.reset(*child);  // reset rebinds; operator= would overwrite the node's value
+    node = *child;
   }
   return {node, path};
 }
 
-void apply_schema(const YAML::Node& root, CaseSchema::Impl& schema) {
+void apply_schema(const yaml::Node& root, CaseSchema::Impl& schema) {
   using Adapter = valijson::adapters::NlohmannJsonAdapter;
   nlohmann::json document = json_of(root);
   // ops is regen's to write, from the rest of the file: ops_node has checked its
@@ -263,6 +234,7 @@ void apply_schema(const YAML::Node& root, CaseSchema::Impl& schema) {
   // not stop regen from writing the fresh one.
   document.erase("ops");
   const Adapter target(document);
+  const SchemaPatterns::Scope patterns(schema.patterns);
   // Without results valijson stops at the first failure: the cheap common case.
   valijson::ValidationVisitor<Adapter> quick(target, {"<root>"}, true, nullptr, schema.regexes);
   if (quick.validateSchema(schema.schema)) return;
@@ -299,6 +271,26 @@ const Result<CaseSchema, CaseError>& profile_schema(const Profile& profile) {
 }
 
 // ---- the cases folder ----
+
+// work(i) for each i below count, on up to one thread a core (at most 8). Each
+// case file loads on its own and the profiles' readers keep no state, so the
+// files load in parallel; the caller takes the results in file order, which
+// keeps a set, and the order of its errors, the same on any machine.
+void for_each_index(std::size_t count, const std::function<void(std::size_t)>& work) {
+  constexpr std::size_t kFilesPerThread = 32;  // below that, a thread costs more than it saves
+  const std::size_t cores = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  const std::size_t threads = std::min(cores, std::max<std::size_t>(1, count / kFilesPerThread));
+  std::atomic<std::size_t> next{0};
+  const auto take_until_done = [&] {
+    for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) work(i);
+  };
+  std::vector<std::jthread> helpers;
+  try {
+    for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(take_until_done);
+  } catch (const std::system_error&) {  // no more threads: the ones started and this one finish
+  }
+  take_until_done();
+}
 
 struct FoundFile {
   fs::path path;
@@ -394,6 +386,7 @@ void prepare_schema(nlohmann::json& json, CaseSchema::Impl& impl) {
         const std::string pattern = value.get<std::string>();
         impl.regexes.emplace(pattern, std::regex(pattern, std::regex::ECMAScript |
                                                               std::regex_constants::__polynomial));
+        impl.patterns.add(pattern);
       }
       if (key == "patternProperties" && value.is_object())
         for (const auto& [pattern, ignored] : value.items())
@@ -523,6 +516,33 @@ Result<Case, CaseError> load_case_file(const std::filesystem::path& file,
   return load_case_text(read.value(), display_name, schema, topic);
 }
 
+namespace {
+
+// The checks of a case once its YAML is a tree: they throw Invalid (or
+// YAML::Exception, from a lookup on a scalar) at the first problem.
+Case case_of(const yaml::Node& root, const std::string& display_name, const CaseSchema& schema,
+             const std::string& topic) {
+  require_map(root, "a case file");
+  check_structure(root);
+  const Profile& profile = case_profile(root);
+  Case c;
+  c.origin.file = display_name;
+  c.profile = std::string(profile.name());
+  profile.read_case_body(root, c);
+  CaseSchema::Impl* checked_with = schema.impl();
+  if (!checked_with) {
+    const auto& own = profile_schema(profile);
+    if (!own) throw own.error();
+    checked_with = own->impl();
+  }
+  apply_schema(root, *checked_with);
+  profile.check_case_body(root, c);
+  c.topic = topic;
+  return c;
+}
+
+}  // namespace
+
 Result<Case, CaseError> load_case_text(const std::string& text, const std::string& display_name,
                                        const CaseSchema& schema, const std::string& topic) {
   auto error_at = [&](int line, int column, std::string message) {
@@ -531,33 +551,24 @@ Result<Case, CaseError> load_case_text(const std::string& text, const std::strin
   if (text.size() > kMaxCaseFileBytes)
     return error_at(0, 0, "larger than " + std::to_string(kMaxCaseFileBytes) + " bytes");
   try {
+    // The fast reader's tree, when it vouches for it and the case passes; any
+    // refusal is left to the checked reader, whose verdict and message count.
     try {
-      BoundedScan scan;
-      std::istringstream events(text);
-      YAML::Parser parser(events);
-      while (parser.HandleNextDocument(scan)) {
-      }
-      if (scan.documents() == 0)
+      yaml::Document document;
+      if (case_yaml::read_fast(text, document))
+        return case_of(document.root(), display_name, schema, topic);
+    } catch (const Invalid&) {
+    } catch (const YAML::Exception&) {
+    } catch (const CaseError&) {
+    } catch (const std::exception&) {
+    }
+    // Outside the try: an Invalid may point at one of its nodes.
+    yaml::Document document;
+    try {
+      if (!case_yaml::read_checked(text, document))
         return error_at(1, 1, "no YAML document (the file is empty or only comments): a case is "
                               "a mapping of the keys in cases/README.md");
-      const YAML::Node root = YAML::Load(text);
-      require_map(root, "a case file");
-      check_structure(root);
-      const Profile& profile = case_profile(root);
-      Case c;
-      c.origin.file = display_name;
-      c.profile = std::string(profile.name());
-      profile.read_case_body(root, c);
-      CaseSchema::Impl* checked_with = schema.impl();
-      if (!checked_with) {
-        const auto& own = profile_schema(profile);
-        if (!own) return own.error();
-        checked_with = own->impl();
-      }
-      apply_schema(root, *checked_with);
-      profile.check_case_body(root, c);
-      c.topic = topic;
-      return c;
+      return case_of(document.root(), display_name, schema, topic);
     } catch (const Invalid& problem) {
       auto [line, column] = position_of(problem.mark);
       if (problem.scalar)
@@ -567,6 +578,8 @@ Result<Case, CaseError> load_case_text(const std::string& text, const std::strin
     } catch (const YAML::Exception& problem) {
       const auto [line, column] = position_of(problem.mark);
       return error_at(line, column, problem.msg);
+    } catch (const CaseError& problem) {
+      return problem;
     }
   } catch (const std::exception& problem) {  // out of memory, say: an error, never an abort
     return error_at(1, 1, std::string("cannot load: ") + problem.what());
@@ -595,15 +608,27 @@ CaseSet load_case_set(const std::filesystem::path& root) {
   std::sort(walk.files.begin(), walk.files.end(),
             [](const FoundFile& a, const FoundFile& b) { return a.path < b.path; });
 
-  std::map<std::string, std::string> first_file_of_id;
-  for (const auto& [file, topic] : walk.files) {
+  std::vector<std::optional<Result<Case, CaseError>>> loaded(walk.files.size());
+  for_each_index(walk.files.size(), [&](std::size_t i) {
+    const auto& [file, topic] = walk.files[i];
     const std::string display = walk.display(file);
-    auto loaded = load_case_file(file, display, *schema, topic);
-    if (!loaded) {
-      set.errors.push_back(std::move(loaded).error());
+    try {
+      loaded[i].emplace(load_case_file(file, display, *schema, topic));
+    } catch (const std::exception& problem) {  // out of memory, say: an error, never an abort
+      loaded[i].emplace(CaseError{SourceMark{display, 1, 1}, std::string("cannot load: ") + problem.what()});
+    }
+  });
+
+  std::map<std::string, std::string> first_file_of_id;
+  for (std::size_t i = 0; i < walk.files.size(); ++i) {
+    const fs::path& file = walk.files[i].path;
+    const std::string display = walk.display(file);
+    auto& result = *loaded[i];
+    if (!result) {
+      set.errors.push_back(std::move(result).error());
       continue;
     }
-    Case& c = loaded.value();
+    Case& c = result.value();
     if (file.stem().string() != c.id) {
       set.errors.push_back(CaseError{SourceMark{display, 1, 1},
                                      "id '" + c.id + "' differs from the file name"});

@@ -14,11 +14,11 @@ namespace kiln::conformance::yaml_reading {
   throw Invalid{mark, std::move(message), std::nullopt, 0};
 }
 
-[[noreturn]] void invalid(const YAML::Node& node, std::string message) {
+[[noreturn]] void invalid(const yaml::Node& node, std::string message) {
   invalid(node.Mark(), std::move(message));
 }
 
-[[noreturn]] void invalid_at(const YAML::Node& scalar_node, std::size_t character,
+[[noreturn]] void invalid_at(const yaml::Node& scalar_node, std::size_t character,
                              std::string message) {
   throw Invalid{scalar_node.Mark(), std::move(message), scalar_node, character};
 }
@@ -119,7 +119,7 @@ bool is_hex(char c) { return is_decimal(c) || (c >= 'a' && c <= 'f') || (c >= 'A
 
 // What a YAML 1.2 reader (the core schema) makes of the node: a quoted or block
 // scalar is a string; a plain one may be null, a bool, an integer or a float.
-Kind kind_of(const YAML::Node& node) {
+Kind kind_of(const yaml::Node& node) {
   if (node.IsMap()) return Kind::kMapping;
   if (node.IsSequence()) return Kind::kSequence;
   if (node.IsNull()) return Kind::kNull;
@@ -148,7 +148,7 @@ std::string kind_name(Kind kind) {
 
 // The document a YAML 1.2 reader makes of the file (the scan has bounded its
 // size and depth, and keys are unique strings).
-nlohmann::json json_of(const YAML::Node& node) {
+nlohmann::json json_of(const yaml::Node& node) {
   switch (kind_of(node)) {
     case Kind::kMapping: {
       nlohmann::json object = nlohmann::json::object();
@@ -171,11 +171,11 @@ nlohmann::json json_of(const YAML::Node& node) {
 
 // ---- scalars and nodes ----
 
-void require_map(const YAML::Node& node, const std::string& what) {
+void require_map(const yaml::Node& node, const std::string& what) {
   if (!node.IsMap()) invalid(node, what + " must be a mapping, not " + kind_name(kind_of(node)));
 }
 
-void check_keys(const YAML::Node& map, const std::set<std::string>& allowed,
+void check_keys(const yaml::Node& map, const std::set<std::string>& allowed,
                 const std::string& what) {
   for (const auto& item : map) {
     const std::string key = item.first.Scalar();
@@ -183,19 +183,19 @@ void check_keys(const YAML::Node& map, const std::set<std::string>& allowed,
   }
 }
 
-const YAML::Node required(const YAML::Node& map, const std::string& key, const std::string& what) {
-  const YAML::Node node = map[key];
+const yaml::Node required(const yaml::Node& map, const std::string& key, const std::string& what) {
+  const yaml::Node node = map[key];
   if (!node) invalid(map, what + " lacks the required key '" + key + "'");
   return node;
 }
 
-std::string scalar(const YAML::Node& node, const std::string& what) {
+std::string scalar(const yaml::Node& node, const std::string& what) {
   if (!node.IsScalar()) invalid(node, what + " must be a scalar, not " + kind_name(kind_of(node)));
   return node.Scalar();
 }
 
 // A scalar that YAML reads as a string: `name: 123` is an integer, not a name.
-std::string string_scalar(const YAML::Node& node, const std::string& what) {
+std::string string_scalar(const yaml::Node& node, const std::string& what) {
   const Kind kind = kind_of(node);
   if (kind != Kind::kString)
     invalid(node, what + " must be a string, not " + kind_name(kind) +
@@ -228,7 +228,7 @@ std::optional<std::uint64_t> parse_core_unsigned(std::string_view text) {
   return value;
 }
 
-std::uint64_t unsigned_scalar(const YAML::Node& node, const std::string& what,
+std::uint64_t unsigned_scalar(const yaml::Node& node, const std::string& what,
                               std::uint64_t maximum) {
   const Kind kind = kind_of(node);
   if (kind != Kind::kInteger)
@@ -241,7 +241,7 @@ std::uint64_t unsigned_scalar(const YAML::Node& node, const std::string& what,
   return *value;
 }
 
-std::vector<std::uint8_t> hex_scalar(const YAML::Node& node, const std::string& what, HexForm form) {
+std::vector<std::uint8_t> hex_scalar(const yaml::Node& node, const std::string& what, HexForm form) {
   const std::string text = string_scalar(node, what);
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -267,7 +267,7 @@ std::vector<std::uint8_t> hex_scalar(const YAML::Node& node, const std::string& 
   return *bytes;
 }
 
-std::vector<std::uint64_t> shape_node(const YAML::Node& node) {
+std::vector<std::uint64_t> shape_node(const yaml::Node& node) {
   std::vector<std::uint64_t> shape;
   if (node.IsSequence()) {
     for (const auto& dim : node)
@@ -290,7 +290,7 @@ std::vector<std::uint64_t> shape_node(const YAML::Node& node) {
 // scalar's characters one for one from its mark: plain and quoted scalars on one
 // line, and literal blocks ("|"). nullopt for anything else (escapes, folding).
 std::optional<std::pair<int, int>> character_position(const std::string& source,
-                                                      const YAML::Node& node,
+                                                      const yaml::Node& node,
                                                       std::size_t index) {
   const YAML::Mark start = node.Mark();
   if (!node.IsScalar() || start.pos < 0 || static_cast<std::size_t>(start.pos) >= source.size())

@@ -97,19 +97,30 @@ class ProcessDriver final : public Driver {
     const Op op = protocol::op_of(request);
     std::unique_ptr<Subprocess> one_shot_process;
     std::unique_ptr<Subprocess>& process = options_.one_shot ? one_shot_process : process_;
-    std::string reply;
+    // The line and the reply buffers are the driver's: they keep their
+    // capacity from request to request.
+    std::string& reply = reply_;
     const std::uint64_t id = ++last_request_id_;
-    const std::string line = request_line(request, id);
+    std::string& line = line_;
+    request_line(request, id, line);
     Exchange result = talk(line, process, reply, options_.timeout);
     if (result.kind == Exchange::Kind::kReply) {
       // Bounded by what the request can be answered with, before it is built.
-      auto json = protocol::parse_line(reply, protocol::max_reply_values(line.size()));
+      const std::size_t max_values = protocol::max_reply_values(line.size());
       std::optional<std::string> problem;
       bool echoed_id = false;
-      if (!json) problem = json.error();
-      else if (auto mismatch = reply_mismatch(request, id, json.value(), echoed_id)) problem = mismatch;
-      else if (auto outcome = protocol::outcome_from_json(json.value(), op, protocol::profile_of(request))) result.outcome = outcome.value();
-      else problem = outcome.error();
+      // Read without a Json when read_reply_line takes the reply; the Json
+      // path reads every other reply, and words what is wrong with it.
+      if (auto outcome = protocol::read_reply_line(reply, max_values, op, protocol::profile_of(request), id,
+                                                   protocol::case_id_of(request), echoed_id)) {
+        result.outcome = std::move(*outcome);
+      } else {
+        auto json = protocol::parse_line(reply, max_values);
+        if (!json) problem = json.error();
+        else if (auto mismatch = reply_mismatch(request, id, json.value(), echoed_id)) problem = mismatch;
+        else if (auto parsed = protocol::outcome_from_json(json.value(), op, protocol::profile_of(request))) result.outcome = std::move(parsed).value();
+        else problem = parsed.error();
+      }
       if (problem) {
         result.kind = Exchange::Kind::kProtocol;
         result.detail = protocol::bounded_message("malformed reply: " + *problem + ": " + excerpt(reply));
@@ -156,11 +167,21 @@ class ProcessDriver final : public Driver {
  private:
   // Every request carries an id the reply may echo (PROTOCOL.md, "Replies"),
   // and its 64-bit fields in the form the adapter's last hello asked for.
-  std::string request_line(const protocol::Request& request, std::uint64_t id) const {
+  void request_line(const protocol::Request& request, std::uint64_t id, std::string& out) const {
+    out.clear();
+    if (protocol::append_request_line(out, request, int64_form_, id)) {
+      out += '\n';
+      return;
+    }
     protocol::Json json = protocol::request_to_json(request, int64_form_);
     json["id"] = id;
     auto line = protocol::to_line(json);
-    return (line ? line.value() : std::string("{}")) + "\n";
+    out = (line ? line.value() : std::string("{}")) + "\n";
+  }
+  std::string request_line(const protocol::Request& request, std::uint64_t id) const {
+    std::string out;
+    request_line(request, id, out);
+    return out;
   }
 
   static std::string case_id(const protocol::Request& request) {
@@ -336,7 +357,7 @@ class ProcessDriver final : public Driver {
       process = std::move(started).value();
     }
     const auto deadline = Clock::now() + timeout;
-    const std::string limit = std::to_string(timeout.count()) + " ms";
+    const auto limit = [&] { return std::to_string(timeout.count()) + " ms"; };
     auto fail = [&](Exchange::Kind kind, std::string detail) {
       process->kill();
       Exchange result = failure(kind, protocol::bounded_message(detail), process->take_stderr());
@@ -361,7 +382,7 @@ class ProcessDriver final : public Driver {
     }
     const auto wrote = process->write_all(line, deadline);
     if (wrote == Subprocess::Status::kTimeout)
-      return fail(Exchange::Kind::kTimeout, "the adapter did not read the request within " + limit);
+      return fail(Exchange::Kind::kTimeout, "the adapter did not read the request within " + limit());
     if (options_.one_shot) process->close_input();
     const auto read = wrote == Subprocess::Status::kOk
                           ? process->read_line(reply, deadline, options_.max_reply_bytes)
@@ -370,7 +391,7 @@ class ProcessDriver final : public Driver {
       case Subprocess::Status::kOk:
         break;
       case Subprocess::Status::kTimeout:
-        return fail(Exchange::Kind::kTimeout, "no reply within " + limit);
+        return fail(Exchange::Kind::kTimeout, "no reply within " + limit());
       case Subprocess::Status::kTooLong:
         return fail(Exchange::Kind::kProtocol, "reply line longer than " +
                                                    std::to_string(options_.max_reply_bytes) + " bytes");
@@ -395,7 +416,7 @@ class ProcessDriver final : public Driver {
     // cleanly, within the request's time limit, and say nothing more.
     if (!process->wait_exit(deadline))
       return fail(Exchange::Kind::kTimeout,
-                  "the adapter replied but did not exit within " + limit + " of the request");
+                  "the adapter replied but did not exit within " + limit() + " of the request");
     if (!process->exited_cleanly())
       return fail(Exchange::Kind::kCrash, "the adapter " + process->exit_description() + " after replying");
     if (process->output_waiting())
@@ -415,6 +436,7 @@ class ProcessDriver final : public Driver {
   std::string last_start_failure_;
   bool given_up_ = false;  // one-shot: failed in a row and then failed a hello
   std::string given_up_reason_;
+  std::string line_, reply_;  // the last request line sent and reply line read
   std::uint64_t last_request_id_ = 0;  // the run's requests are numbered from 1
   protocol::Int64Form int64_form_ = protocol::Int64Form::kNumber;  // until a hello says otherwise
   // The last protocol_window exchanges: each one's detail when it broke the protocol.

@@ -81,5 +81,11 @@ std::string answer(Adapter& adapter, const Hello& offered, std::string_view line
 // written) or the input could not be read (a read error, or a line too long to
 // hold in memory), true at a clean end of input.
 bool serve(Adapter& adapter, std::istream& in, std::ostream& out);
+// The same over file descriptors (kiln-reference-adapter's stdin and stdout),
+// with a buffer of its own: a request that comes within 100 us of the last
+// reply is waited for by trying the descriptor, yielding the processor
+// between tries, and a later one asleep in read. False when reading failed,
+// or when a reply could not be written (then write_failed is set).
+bool serve(Adapter& adapter, int in, int out, bool& write_failed);
 
 }  // namespace kiln::protocol

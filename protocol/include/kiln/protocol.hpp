@@ -314,6 +314,47 @@ std::size_t max_reply_values(std::size_t request_line_bytes) noexcept;
 // (JSON cannot carry it).
 Checked<std::string> to_line(const Json& json);
 
+// The checks parse_line makes before it builds anything (UTF-8, raw control
+// bytes, nesting, members, values): the problem, worded as parse_line words
+// it, or nullopt.
+std::optional<std::string> line_problem(std::string_view line,
+                                        std::size_t max_values = static_cast<std::size_t>(-1));
+
+// ---- Lines without a Json: what a line costs besides the pipe ----
+//
+// The runner and serve() write and read each line of a run through these
+// first. They give the same lines and the same values as the Json functions
+// (to_line(request_to_json(...)), parse_line and request_from_json, ...), and
+// decline (false, nullopt) every line they do not handle: a string that is not
+// valid UTF-8, an escape in a member name or a hex string, an unknown or
+// repeated member, a value of another type or out of range, anything that is
+// not JSON. The caller then takes the Json path, which alone words every error,
+// so a line is judged the same either way.
+
+// Appends to_line(request_to_json(request, form)) with "id": id last, as the
+// runner sends a request; false, out unchanged, when to_line would fail.
+bool append_request_line(std::string& out, const Request& request, Int64Form form, std::uint64_t id);
+// Appends to_line(outcome_to_json(outcome, form)) with "id" last when given,
+// as serve() writes a reply; false, out unchanged, when to_line would fail.
+bool append_outcome_line(std::string& out, const Outcome& outcome, Int64Form form,
+                         std::optional<std::uint64_t> id);
+
+struct ReadRequest {
+  Request request;
+  std::optional<std::uint64_t> id;  // the request's "id", when it has one
+};
+// request_from_json(parse_line(line)) and the request's id, for a line that
+// parses; nullopt for a line the Json path must read (it may still be valid).
+std::optional<ReadRequest> read_request_line(std::string_view line);
+// The reply to a request of op answered and profile, with id and the case
+// named case_id, as the runner takes it: outcome_from_json(parse_line(line,
+// max_values)), for a reply that echoes the request's id and case or neither;
+// echoed_id says whether it echoed the id. nullopt for a reply the Json path
+// must read (a reply it would refuse among them).
+std::optional<Outcome> read_reply_line(std::string_view line, std::size_t max_values, Op answered,
+                                       std::string_view profile, std::uint64_t id,
+                                       std::string_view case_id, bool& echoed_id);
+
 // Conveniences over the two steps above.
 Checked<Request> parse_request(std::string_view line);
 Checked<Hello> parse_hello_reply(std::string_view line);

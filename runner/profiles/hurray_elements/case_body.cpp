@@ -15,14 +15,14 @@ using namespace yaml_reading;
 
 namespace {
 
-hurray::Rule hurray_rule_scalar(const YAML::Node& node) {
+hurray::Rule hurray_rule_scalar(const yaml::Node& node) {
   const std::string id = string_scalar(node, "a rule ID");
   auto rule = hurray::rule_from_id(id);
   if (!rule) invalid(node, "'" + id + "' is not a rule ID of reference/HURRAY.md");
   return *rule;
 }
 
-std::vector<hurray::Rule> hurray_rules_node(const YAML::Node& node, const std::string& what) {
+std::vector<hurray::Rule> hurray_rules_node(const yaml::Node& node, const std::string& what) {
   if (!node.IsSequence() || node.size() == 0) invalid(node, what + " is a non-empty sequence");
   std::vector<hurray::Rule> rules;
   for (const auto& item : node) {
@@ -36,7 +36,7 @@ std::vector<hurray::Rule> hurray_rules_node(const YAML::Node& node, const std::s
 
 // A type name of kiln::hurray::kTypes, or a raw tag 0..255 for a case about a tag
 // that names no type.
-void hurray_type_node(const YAML::Node& node, ElementsCase& body) {
+void hurray_type_node(const yaml::Node& node, ElementsCase& body) {
   if (kind_of(node) == Kind::kInteger) {
     body.tag = static_cast<std::uint8_t>(unsigned_scalar(node, "a type tag", 0xFF));
     if (const hurray::TypeInfo* named = hurray::type_by_tag(body.tag))
@@ -50,7 +50,7 @@ void hurray_type_node(const YAML::Node& node, ElementsCase& body) {
   body.tag = body.type->tag;
 }
 
-std::vector<std::string> hurray_elements_node(const YAML::Node& node) {
+std::vector<std::string> hurray_elements_node(const yaml::Node& node) {
   if (!node.IsSequence()) invalid(node, "elements is a sequence of hex strings");
   std::vector<std::string> elements;
   for (const auto& item : node) {
@@ -65,7 +65,7 @@ std::vector<std::string> hurray_elements_node(const YAML::Node& node) {
   return elements;
 }
 
-void hurray_expect_node(const YAML::Node& node, ElementsCase& body) {
+void hurray_expect_node(const yaml::Node& node, ElementsCase& body) {
   require_map(node, "expect");
   const std::string result = string_scalar(required(node, "result", "expect"), "result");
   if (result == "accept" || result == "opaque") {
@@ -76,11 +76,11 @@ void hurray_expect_node(const YAML::Node& node, ElementsCase& body) {
   if (result != "reject") invalid(node["result"], "result is accept, opaque or reject, not '" + result + "'");
   check_keys(node, {"result", "class", "rule"}, "expect (reject)");
   body.result = ElementsCase::Result::kReject;
-  const YAML::Node class_node = required(node, "class", "expect (reject)");
+  const yaml::Node class_node = required(node, "class", "expect (reject)");
   const std::string class_name = string_scalar(class_node, "class");
   body.error_class = hurray::error_class_from_string(class_name);
   if (!body.error_class) invalid(class_node, "class is TAG or DATA");
-  const YAML::Node rule_node = required(node, "rule", "expect (reject)");
+  const yaml::Node rule_node = required(node, "rule", "expect (reject)");
   body.rule = hurray_rule_scalar(rule_node);
   if (hurray::rule_info(*body.rule).error_class != *body.error_class)
     invalid(rule_node, "rule " + std::string(hurray::rule_info(*body.rule).id) + " is not of class " +
@@ -89,7 +89,7 @@ void hurray_expect_node(const YAML::Node& node, ElementsCase& body) {
 
 }  // namespace
 
-void read_case_body(const YAML::Node& root, Case& c) {
+void read_case_body(const yaml::Node& root, Case& c) {
   check_keys(root,
              {"id", "summary", "rules", "also_breaks", "source", "level", "profile", "type", "shape",
               "mode", "data", "elements", "expect", "ops"},
@@ -99,20 +99,20 @@ void read_case_body(const YAML::Node& root, Case& c) {
   common_members(root, c, kId, "hurray-[a-z0-9-]", kSource,
                  "'seed 003 <case id>', 'brief', 'suite' or 'family <name>'");
   ElementsCase& body = set_body(c);
-  const YAML::Node rules = required(root, "rules", "the case");
+  const yaml::Node rules = required(root, "rules", "the case");
   body.rules = hurray_rules_node(rules, "rules");
   hurray_type_node(required(root, "type", "the case"), body);
-  const YAML::Node shape = required(root, "shape", "the case");
+  const yaml::Node shape = required(root, "shape", "the case");
   if (!shape.IsSequence()) invalid(shape, "shape is a sequence of dimensions");
   body.shape = shape_node(shape);
-  if (const YAML::Node mode = root["mode"]) {
+  if (const yaml::Node mode = root["mode"]) {
     const std::string text = string_scalar(mode, "mode");
     body.mode = hurray::mode_from_string(text);
     if (!body.mode) invalid(mode, "mode is strict or permissive, not '" + text + "'");
   }
-  if (const YAML::Node data = root["data"]) body.data = hex_scalar(data, "data", HexForm::kLines);
-  if (const YAML::Node elements = root["elements"]) body.elements = hurray_elements_node(elements);
-  const YAML::Node expect = required(root, "expect", "the case");
+  if (const yaml::Node data = root["data"]) body.data = hex_scalar(data, "data", HexForm::kLines);
+  if (const yaml::Node elements = root["elements"]) body.elements = hurray_elements_node(elements);
+  const yaml::Node expect = required(root, "expect", "the case");
   hurray_expect_node(expect, body);
 
   // The forms of cases/README.md: what each result needs and refuses.
@@ -128,7 +128,7 @@ void read_case_body(const YAML::Node& root, Case& c) {
     invalid(expect, "a reject case has data (a decode test) or elements (an encode test), not both");
   if (body.rule && std::find(body.rules.begin(), body.rules.end(), *body.rule) == body.rules.end())
     invalid(rules, "rules must list expect.rule " + std::string(hurray::rule_info(*body.rule).id));
-  if (const YAML::Node also = root["also_breaks"]) {
+  if (const yaml::Node also = root["also_breaks"]) {
     if (body.result != Result::kReject)
       invalid(also, "an accept case breaks no rule: also_breaks is for reject cases");
     body.also_breaks = hurray_rules_node(also, "also_breaks");
@@ -140,7 +140,7 @@ void read_case_body(const YAML::Node& root, Case& c) {
         invalid(also[i], "also_breaks lists " + id + ", which rules does not list");
     }
   }
-  if (const YAML::Node ops = root["ops"]) c.ops = ops_node(ops);
+  if (const yaml::Node ops = root["ops"]) c.ops = ops_node(ops);
 }
 
 }  // namespace kiln::conformance::hurray_elements

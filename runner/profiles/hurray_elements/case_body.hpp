@@ -4,7 +4,7 @@
 
 #include "kiln/conformance/hurray_elements/case.hpp"
 
-namespace YAML {
+namespace kiln::conformance::yaml {
 class Node;
 }
 
@@ -12,6 +12,6 @@ namespace kiln::conformance::hurray_elements {
 
 // The case's members from the file's root mapping, its shared ones (id, summary,
 // source, level, ops) with the profile's own patterns; throws yaml_reading::Invalid.
-void read_case_body(const YAML::Node& root, Case& c);
+void read_case_body(const yaml::Node& root, Case& c);
 
 }  // namespace kiln::conformance::hurray_elements

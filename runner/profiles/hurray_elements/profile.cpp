@@ -201,11 +201,11 @@ class ElementsProfile final : public Profile {
   CaseYamlMembers case_yaml_members(const Case& c, std::string_view ops) const override {
     return hurray_elements::case_yaml_members(c, ops);
   }
-  void read_case_body(const YAML::Node& root, Case& c) const override {
+  void read_case_body(const yaml::Node& root, Case& c) const override {
     hurray_elements::read_case_body(root, c);
   }
   // Nothing waits for the schema: read_case_body checks every form of cases/README.md.
-  void check_case_body(const YAML::Node&, const Case&) const override {}
+  void check_case_body(const yaml::Node&, const Case&) const override {}
 
   std::string_view export_extension() const override { return ".data"; }
   std::string_view case_schema_text() const override { return builtin_case_schema_text(); }

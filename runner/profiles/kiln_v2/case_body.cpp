@@ -21,14 +21,14 @@ using namespace yaml_reading;
 
 namespace {
 
-Rule rule_scalar(const YAML::Node& node) {
+Rule rule_scalar(const yaml::Node& node) {
   const std::string id = string_scalar(node, "a rule ID");
   auto rule = rule_from_id(id);
   if (!rule) invalid(node, "'" + id + "' is not a rule ID of reference/FORMAT.md");
   return *rule;
 }
 
-std::uint16_t dtype_scalar(const YAML::Node& node) {
+std::uint16_t dtype_scalar(const yaml::Node& node) {
   const Kind kind = kind_of(node);
   if (kind == Kind::kInteger)
     return static_cast<std::uint16_t>(unsigned_scalar(node, "a dtype code", 0xFFFF));
@@ -41,7 +41,7 @@ std::uint16_t dtype_scalar(const YAML::Node& node) {
 // The text element_bits reads for one typed value, as a YAML reader types it:
 // a plain 0x38 is the integer 56 (for f32 the number 56.0), while the string
 // "0x38" is a raw bit pattern.
-std::string value_text(const YAML::Node& node) {
+std::string value_text(const yaml::Node& node) {
   const Kind kind = kind_of(node);
   const std::string text = node.IsScalar() ? node.Scalar() : std::string();
   switch (kind) {
@@ -69,7 +69,7 @@ std::string value_text(const YAML::Node& node) {
                     kind_name(kind) + (node.IsScalar() ? " '" + text + "'" : ""));
 }
 
-TensorDescription tensor_node(const YAML::Node& node, std::size_t index) {
+TensorDescription tensor_node(const yaml::Node& node, std::size_t index) {
   const std::string what = "tensor " + std::to_string(index);
   require_map(node, what);
   check_keys(node,
@@ -98,8 +98,8 @@ TensorDescription tensor_node(const YAML::Node& node, std::size_t index) {
     tensor.block_size =
         static_cast<std::uint32_t>(unsigned_scalar(node["block_size"], "block_size", 0xFFFFFFFFu));
 
-  const YAML::Node payload = node["payload"];
-  const YAML::Node values = node["values"];
+  const yaml::Node payload = node["payload"];
+  const yaml::Node values = node["values"];
   if (payload && values) invalid(node, what + " has both payload and values");
   if (payload) {
     tensor.payload = hex_scalar(payload, "payload", HexForm::kPacked);
@@ -122,7 +122,7 @@ TensorDescription tensor_node(const YAML::Node& node, std::size_t index) {
   return tensor;
 }
 
-Anchor anchor_scalar(const YAML::Node& node, const std::string& what, std::size_t tensor_count) {
+Anchor anchor_scalar(const yaml::Node& node, const std::string& what, std::size_t tensor_count) {
   const Kind kind = kind_of(node);
   if (kind != Kind::kInteger && kind != Kind::kString)
     invalid(node, what + " is an anchor or an offset, not " + kind_name(kind));
@@ -138,7 +138,7 @@ Anchor anchor_scalar(const YAML::Node& node, const std::string& what, std::size_
   return anchor;
 }
 
-Fault fault_node(const YAML::Node& node, std::size_t tensor_count) {
+Fault fault_node(const yaml::Node& node, std::size_t tensor_count) {
   require_map(node, "a fault");
   if (node["set"]) {
     check_keys(node, {"set", "value"}, "a set fault");
@@ -181,7 +181,7 @@ Fault fault_node(const YAML::Node& node, std::size_t tensor_count) {
   invalid(node, "a fault is one of set, overwrite, truncate, append");
 }
 
-Expectation expect_node(const YAML::Node& node) {
+Expectation expect_node(const yaml::Node& node) {
   require_map(node, "expect");
   const std::string result = string_scalar(required(node, "result", "expect"), "result");
   Expectation expect;
@@ -192,11 +192,11 @@ Expectation expect_node(const YAML::Node& node) {
   if (result != "reject") invalid(node["result"], "result is accept or reject, not '" + result + "'");
   check_keys(node, {"result", "class", "rule"}, "expect (reject)");
   expect.accept = false;
-  const YAML::Node class_node = required(node, "class", "expect (reject)");
+  const yaml::Node class_node = required(node, "class", "expect (reject)");
   const std::string class_name = string_scalar(class_node, "class");
   expect.error_class = error_class_from_string(class_name);
   if (!expect.error_class) invalid(class_node, "class is FRAME or TYPE");
-  const YAML::Node rule_node = required(node, "rule", "expect (reject)");
+  const yaml::Node rule_node = required(node, "rule", "expect (reject)");
   expect.rule = rule_scalar(rule_node);
   if (rule_info(*expect.rule).error_class != *expect.error_class)
     invalid(rule_node, "rule " + std::string(rule_info(*expect.rule).id) + " is not of class " +
@@ -207,7 +207,7 @@ Expectation expect_node(const YAML::Node& node) {
 // The rules a reject case breaks on purpose besides expect.rule (cases/README.md,
 // "Isolation"): each listed in rules too, so that coverage and rules stay the
 // one list of what the case exercises.
-std::vector<Rule> also_breaks_node(const YAML::Node& node, const Case& c) {
+std::vector<Rule> also_breaks_node(const yaml::Node& node, const Case& c) {
   auto& body = kiln_v2::body(c);
   if (body.expect.accept)
     invalid(node, "an accept case breaks no rule: also_breaks is for reject cases");
@@ -229,7 +229,7 @@ std::vector<Rule> also_breaks_node(const YAML::Node& node, const Case& c) {
 
 }  // namespace
 
-void read_case_body(const YAML::Node& root, Case& c) {
+void read_case_body(const yaml::Node& root, Case& c) {
   KilnCase& body = kiln_v2::set_body(c);
   check_keys(root,
              {"id", "summary", "rules", "also_breaks", "source", "level", "profile", "tensors",
@@ -240,7 +240,7 @@ void read_case_body(const YAML::Node& root, Case& c) {
       "^(seed (000|001|002) kiln-v2-[a-z0-9-]+|brief|suite|family [a-z0-9]+(-[a-z0-9]+)*)$");
   common_members(root, c, kId, "kiln-v2-[a-z0-9-]", kSource,
                  "'seed NNN <case id>', 'brief', 'suite' or 'family <name>'");
-  const YAML::Node rules = required(root, "rules", "the case");
+  const yaml::Node rules = required(root, "rules", "the case");
   if (!rules.IsSequence() || rules.size() == 0) invalid(rules, "rules is a non-empty sequence");
   for (const auto& rule_node : rules) {
     const Rule rule = rule_scalar(rule_node);
@@ -248,7 +248,7 @@ void read_case_body(const YAML::Node& root, Case& c) {
       invalid(rule_node, "rule " + std::string(rule_info(rule).id) + " is listed twice");
     body.rules.push_back(rule);
   }
-  const YAML::Node tensors = required(root, "tensors", "the case");
+  const yaml::Node tensors = required(root, "tensors", "the case");
   if (!tensors.IsSequence()) invalid(tensors, "tensors is a sequence");
   // rank/fill shapes and typed values expand: bound what a file describes.
   std::uint64_t described_bytes = 0;
@@ -261,7 +261,7 @@ void read_case_body(const YAML::Node& root, Case& c) {
       invalid(tensors[i], "the description exceeds " + std::to_string(kMaxDescriptionBytes >> 20) +
                               " MiB (cases/README.md, Limits)");
   }
-  if (const YAML::Node faults = root["faults"]) {
+  if (const yaml::Node faults = root["faults"]) {
     if (!faults.IsSequence() || faults.size() == 0) invalid(faults, "faults is a non-empty sequence");
     for (const auto& fault : faults)
       body.faults.push_back(fault_node(fault, body.description.tensors.size()));
@@ -272,15 +272,15 @@ void read_case_body(const YAML::Node& root, Case& c) {
   if (body.expect.rule &&
       std::find(body.rules.begin(), body.rules.end(), *body.expect.rule) == body.rules.end())
     invalid(rules, "rules must list expect.rule " + std::string(rule_info(*body.expect.rule).id));
-  if (const YAML::Node also = root["also_breaks"]) body.also_breaks = also_breaks_node(also, c);
-  if (const YAML::Node ops = root["ops"]) c.ops = ops_node(ops);
-  if (const YAML::Node block = root["block"]) body.block = hex_scalar(block, "block", HexForm::kLines);
+  if (const yaml::Node also = root["also_breaks"]) body.also_breaks = also_breaks_node(also, c);
+  if (const yaml::Node ops = root["ops"]) c.ops = ops_node(ops);
+  if (const yaml::Node block = root["block"]) body.block = hex_scalar(block, "block", HexForm::kLines);
 }
 
 // A case without a block (cases/README.md, "block"). An accept case and a case
 // with faults are decode tests: a description that cannot be placed gives them
 // no block, ever. One that can be placed awaits regen, and `cases check` says so.
-void check_block_can_exist(const Case& c, const YAML::Node& root) {
+void check_block_can_exist(const Case& c, const yaml::Node& root) {
   auto& body = kiln_v2::body(c);
   if (body.block || (!body.expect.accept && body.faults.empty())) return;
   auto placed = place(body.description);

@@ -4,7 +4,7 @@
 
 #include "kiln/conformance/kiln_v2/case.hpp"
 
-namespace YAML {
+namespace kiln::conformance::yaml {
 class Node;
 }
 
@@ -12,9 +12,9 @@ namespace kiln::conformance::kiln_v2 {
 
 // The case's members from the file's root mapping, its shared ones (id, summary,
 // source, level, ops) with the profile's own patterns; throws yaml_reading::Invalid.
-void read_case_body(const YAML::Node& root, Case& c);
+void read_case_body(const yaml::Node& root, Case& c);
 // Run once the file satisfies the schema: a case that must have a block and has
 // none has a description that can be placed in one.
-void check_block_can_exist(const Case& c, const YAML::Node& root);
+void check_block_can_exist(const Case& c, const yaml::Node& root);
 
 }  // namespace kiln::conformance::kiln_v2

@@ -137,8 +137,8 @@ class KilnProfile final : public Profile {
   CaseYamlMembers case_yaml_members(const Case& c, std::string_view ops) const override {
     return kiln_v2::case_yaml_members(c, ops);
   }
-  void read_case_body(const YAML::Node& root, Case& c) const override { kiln_v2::read_case_body(root, c); }
-  void check_case_body(const YAML::Node& root, const Case& c) const override {
+  void read_case_body(const yaml::Node& root, Case& c) const override { kiln_v2::read_case_body(root, c); }
+  void check_case_body(const yaml::Node& root, const Case& c) const override {
     kiln_v2::check_block_can_exist(c, root);
   }
   std::string_view export_extension() const override { return ".kiln"; }

@@ -17,7 +17,7 @@
 #include "kiln/conformance/case.hpp"
 #include "kiln/protocol.hpp"
 
-namespace YAML {
+namespace kiln::conformance::yaml {
 class Node;
 }
 
@@ -100,9 +100,9 @@ class Profile {
   // The loader's seam (cases/case_loader.cpp): reads the case file's root
   // mapping into c, whose origin and profile are set; throws the loader's
   // error (yaml_reading.hpp) at the first problem.
-  virtual void read_case_body(const YAML::Node& root, Case& c) const = 0;
+  virtual void read_case_body(const yaml::Node& root, Case& c) const = 0;
   // The profile's checks of the case that come after the schema's.
-  virtual void check_case_body(const YAML::Node& root, const Case& c) const = 0;
+  virtual void check_case_body(const yaml::Node& root, const Case& c) const = 0;
   // The JSON Schema its case files satisfy when their folder has no
   // case.schema.json of its own (CaseSchema::builtin()); the built-in profiles
   // share builtin_case_schema_text(). Must outlive the profile's registration.

@@ -102,6 +102,12 @@ class Subprocess {
   bool input_broken_ = false;
   bool exited_ = false;
   int wait_status_ = 0;
+  Clock::time_point last_reap_{};  // when pump last checked whether the child exited
+  // How long the last replies took to come, smoothed (read_line).
+  Clock::duration reply_time_ = Clock::duration::zero();
+  // Tries the child's stdout, yielding between tries, until output comes, it
+  // ends, or until.
+  void spin_for_output(Clock::time_point until);
   std::string output_buffer_;
   BoundedTail stderr_tail_{16 * 1024};
 };

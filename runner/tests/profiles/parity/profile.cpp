@@ -119,27 +119,27 @@ class ParityProfile final : public Profile {
                 std::string(ops) + "]\n"};
   }
 
-  void read_case_body(const YAML::Node& root, Case& c) const override {
+  void read_case_body(const yaml::Node& root, Case& c) const override {
     using namespace yaml_reading;
     check_keys(root, {"id", "summary", "rules", "source", "level", "profile", "bytes", "expect", "ops"},
                "the case (profile parity)");
     static const std::regex kId("^parity-[a-z0-9]+(-[a-z0-9]+)*$");
     static const std::regex kSource("^(brief|suite)$");
     common_members(root, c, kId, "parity-[a-z0-9-]", kSource, "'brief' or 'suite'");
-    const YAML::Node rules = required(root, "rules", "the case");
+    const yaml::Node rules = required(root, "rules", "the case");
     if (!rules.IsSequence() || rules.size() != 1 || string_scalar(rules[0], "rules[0]") != kRule)
       invalid(rules, "rules is [" + std::string(kRule) + "]");
     ParityCase body;
     body.bytes = hex_scalar(required(root, "bytes", "the case"), "bytes", HexForm::kPacked);
-    const YAML::Node expect = required(root, "expect", "the case");
+    const yaml::Node expect = required(root, "expect", "the case");
     const std::string result = string_scalar(expect, "expect");
     if (result != "accept" && result != "reject") invalid(expect, "expect is accept or reject, not '" + result + "'");
     body.accept = result == "accept";
-    if (const YAML::Node ops = root["ops"]) c.ops = ops_node(ops);
+    if (const yaml::Node ops = root["ops"]) c.ops = ops_node(ops);
     c.set_body(kName, std::move(body));
   }
   // The reference is the rule itself: a case must say what it says.
-  void check_case_body(const YAML::Node& root, const Case& c) const override {
+  void check_case_body(const yaml::Node& root, const Case& c) const override {
     if (even(body(c).bytes) != body(c).accept)
       yaml_reading::invalid(root["expect"], "expect is " + outcome_text(even(body(c).bytes)) +
                                                 " for these bytes (" + std::string(kRule) + ")");
