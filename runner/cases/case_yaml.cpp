@@ -234,6 +234,7 @@ class Parser {
     }
   }
   ~Parser() {
+    release();  // the last event read owns its strings too
     if (ok_) yaml_parser_delete(&parser_);
   }
   Parser(const Parser&) = delete;
