@@ -13,6 +13,9 @@ std::unique_ptr<fuzzing::FuzzerBase> make_fuzzer(const FuzzOptions& options, Dri
                                                  fuzzing::DriverFactory fresh, const protocol::Hello& hello,
                                                  const CaseSet* seeds, std::ostream& out, std::ostream& err);
 // The fuzzer's inputs in a few words, as fuzz --help lists them.
+// Its raw fuzz input (raw_input.cpp): what the adapter fuzzer feeds.
+extern const RawInputFormat kRawInput;
+// The fuzzer's inputs in a few words, as fuzz --help lists them.
 inline constexpr std::string_view kFuzzInputs = "tag, shape, mode, data and elements, generated without seeds";
 
 }  // namespace kiln::conformance::hurray_elements
