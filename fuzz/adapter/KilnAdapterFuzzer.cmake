@@ -1,4 +1,4 @@
-# kiln_add_adapter_fuzzer(<name> ADAPTER <library target> [PROFILE kiln-v2|hurray-elements])
+# kiln_add_adapter_fuzzer(<name> ADAPTER <library target> [PROFILE kiln-v2|hurray-elements] [REPLAY])
 #
 # A fuzzer of an implementation in its own process (kiln/conformance/adapter_fuzzer.hpp).
 # The ADAPTER library defines
@@ -16,15 +16,17 @@
 #   else clang: libFuzzer (-fsanitize=fuzzer). Compile the implementation with
 #     -fsanitize=fuzzer-no-link (and the sanitizers wanted: address,undefined)
 #     in CMAKE_CXX_FLAGS, or libFuzzer sees none of its coverage.
-#   else (another compiler): a replay program, which runs every file or folder
-#     of files named on its command line once (and a few mutants of each).
+#   else (another compiler), or with REPLAY: a replay program, which runs every
+#     file or folder of files named on its command line once (and a few mutants
+#     of each) and names the input it fails on; with REPLAY, a ctest over saved
+#     crash files keeps them as regression tests under any compiler.
 # Needs KilnConformance::adapter_fuzzer, ::fuzz_replay_main and
 # ::kiln-conformance, KilnConformance_CASES_DIR and KilnConformance_FUZZ_DIR
 # (find_package(KilnConformance) gives them all).
 set(KILN_ADAPTER_FUZZER_PROFILES kiln-v2 hurray-elements)
 
 function(kiln_add_adapter_fuzzer name)
-  cmake_parse_arguments(PARSE_ARGV 1 _kiln "" "ADAPTER;PROFILE" "")
+  cmake_parse_arguments(PARSE_ARGV 1 _kiln "REPLAY" "ADAPTER;PROFILE" "")
   if(_kiln_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "kiln_add_adapter_fuzzer(${name}): unknown arguments: ${_kiln_UNPARSED_ARGUMENTS}")
   endif()
@@ -56,7 +58,9 @@ std::string_view kiln::conformance::adapter_fuzzer::profile_name() { return "@_k
   if(KILN_LIB_FUZZING_ENGINE)
     set(_kiln_engine "${KILN_LIB_FUZZING_ENGINE}")
   endif()
-  if(_kiln_engine)
+  if(_kiln_REPLAY)
+    target_link_libraries(${name} PRIVATE KilnConformance::fuzz_replay_main)
+  elseif(_kiln_engine)
     separate_arguments(_kiln_engine_flags UNIX_COMMAND "${_kiln_engine}")
     target_link_options(${name} PRIVATE ${_kiln_engine_flags})
   elseif(CMAKE_CXX_COMPILER_ID MATCHES "Clang")

@@ -54,7 +54,8 @@ std::unique_ptr<Harness> Harness::start(std::string_view profile, AdapterFactory
   return std::unique_ptr<Harness>(new Harness(std::move(state)));
 }
 
-std::optional<std::string> Harness::check(std::span<const std::uint8_t> input) {
+std::optional<std::string> Harness::check(std::span<const std::uint8_t> input,
+                                          const std::function<void(std::uint64_t)>& observe) {
   const State& state = *state_;
   const std::vector<Case> cases = state.format->cases_of(input, "an input of the adapter fuzzer");
   std::unique_ptr<protocol::Adapter> adapter = state.factory();
@@ -65,6 +66,10 @@ std::optional<std::string> Harness::check(std::span<const std::uint8_t> input) {
     for (Operation op : c.ops) {
       CaseResult result = run_case(c, op, *driver, state.hello);
       none.record(result);
+      if (observe) {
+        const std::string verdict = std::string(to_string(op)) + "|" + result.expected + "|" + result.got;
+        for (std::uint64_t feature : state.format->features(input, verdict)) observe(feature);
+      }
       if (!result.unexpected()) continue;
       std::ostringstream text;
       text << "kiln adapter fuzzer: the implementation disagrees with the reference (profile " << state.profile

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kiln/conformance/hurray_elements/case.hpp"
+#include "kiln/conformance/hurray_elements/finding_case.hpp"
 #include "profiles/registry.hpp"
 
 namespace kiln::conformance::hurray_elements {
@@ -13,6 +14,9 @@ std::unique_ptr<fuzzing::FuzzerBase> make_fuzzer(const FuzzOptions& options, Dri
                                                  fuzzing::DriverFactory fresh, const protocol::Hello& hello,
                                                  const CaseSet* seeds, std::ostream& out, std::ostream& err);
 // The fuzzer's inputs in a few words, as fuzz --help lists them.
+// The features of an input for the fuzzers' novelty (fuzzer.cpp): its tag
+// with the verdict, count class, rank, data length against S and mode.
+std::vector<std::uint64_t> input_features(Operation op, const ElementsInput& input, const std::string& verdict);
 // Its raw fuzz input (raw_input.cpp): what the adapter fuzzer feeds.
 extern const RawInputFormat kRawInput;
 // The fuzzer's inputs in a few words, as fuzz --help lists them.

@@ -168,9 +168,14 @@ std::size_t mutate(std::uint8_t* data, std::size_t size, std::size_t max_size, u
   return out.size();
 }
 
+std::vector<std::uint64_t> features(std::span<const std::uint8_t> input, const std::string& verdict) {
+  const Parsed parsed = parse(input);
+  return input_features(parsed.op, parsed.input, verdict);
+}
+
 }  // namespace
 
 const RawInputFormat kRawInput{"a Hurray element tensor: tag, flags, dimensions, then data or elements", 4096,
-                               cases_of, input_of, mutate};
+                               cases_of, input_of, mutate, features};
 
 }  // namespace kiln::conformance::hurray_elements

@@ -38,8 +38,12 @@ std::size_t mutate(std::uint8_t* data, std::size_t size, std::size_t max_size, u
   return mutate::mutate_block_in_place(data, size, max_size, seed, bytes);
 }
 
+std::vector<std::uint64_t> features(std::span<const std::uint8_t> input, const std::string& verdict) {
+  return input_features(Operation::kDecode, mutate::read_leniently(input).value_or(BlockDescription{}), verdict);
+}
+
 }  // namespace
 
-const RawInputFormat kRawInput{"a Kiln v2 block", 65536, cases_of, input_of, mutate};
+const RawInputFormat kRawInput{"a Kiln v2 block", 65536, cases_of, input_of, mutate, features};
 
 }  // namespace kiln::conformance::kiln_v2

@@ -39,6 +39,10 @@ struct RawInputFormat {
   // cannot read as the profile's input.
   std::size_t (*mutate)(std::uint8_t* data, std::size_t size, std::size_t max_size, unsigned seed,
                         RawByteMutator bytes);
+  // What the input holds, with a verdict on it, as the profile's `fuzz`
+  // counts novelty (dtypes and ranks, tags and count classes): the adapter
+  // fuzzer's coverage of what an uninstrumented implementation was shown.
+  std::vector<std::uint64_t> (*features)(std::span<const std::uint8_t> input, const std::string& verdict);
 };
 
 // The profiles with a raw fuzz input (the registry's), and their names for
