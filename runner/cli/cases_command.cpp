@@ -35,7 +35,8 @@ Command add_cases_command(CLI::App& app, const Invocation& invocation) {
   auto options = std::make_shared<Options>();
   options->cases_dir = invocation.default_cases_dir;
 
-  auto* cases = app.add_subcommand("cases", "Check, regenerate, cover and export the golden cases; turn fuzz inputs into cases and back");
+  auto* cases = app.add_subcommand(
+      "cases", "Check, regenerate, cover and export the golden cases; turn fuzz inputs into cases and back");
   cases->require_subcommand(1);
   add_cases_option(*cases, options->cases_dir, "Directory of case files (searched recursively)");
 
@@ -75,7 +76,8 @@ Command add_cases_command(CLI::App& app, const Invocation& invocation) {
             if (*exporter) return cases_export(options->cases_dir, options->export_dir, std::cout, std::cerr);
             if (*from_input)
               return cases_from_input(options->input_file, options->profile, options->out_dir, std::cout, std::cerr);
-            if (*seeds) return cases_seeds(options->cases_dir, options->profile, options->seeds_dir, std::cout, std::cerr);
+            if (*seeds)
+              return cases_seeds(options->cases_dir, options->profile, options->seeds_dir, std::cout, std::cerr);
             return kExitUsage;
           }};
 }
