@@ -27,12 +27,12 @@ def targets_table(checker, text):
 
 def replay_mutants(checker, text):
     """The chained mutants the replay main runs per input: kMutantsPerInput."""
-    source = (checker.source / "fuzz" / "replay_main.cpp").read_text(encoding="utf-8")
+    source = (checker.source / "fuzz" / "replay" / "replay_main.cpp").read_text(encoding="utf-8")
     constant = int(re.search(r"kMutantsPerInput = (\d+);", source).group(1))
     said = re.search(r"also (\d+) chained mutants of each file", text)
     if not said or int(said.group(1)) != constant:
         checker.problem(1, f"the replay main runs {constant} chained mutants per input (kMutantsPerInput "
-                           f"in fuzz/replay_main.cpp); the text says {said.group(1) if said else 'nothing'}")
+                           f"in fuzz/replay/replay_main.cpp); the text says {said.group(1) if said else 'nothing'}")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@
 // mutator.
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #include "kiln/mutate/mutate.hpp"
 #include "oracles.hpp"
@@ -20,11 +19,7 @@ extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size,
 
 extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,
                                                std::size_t max_size, unsigned int seed) {
-  kiln::mutate::Random rng(seed);
-  const auto mutated = kiln::mutate::mutate_block({data, size}, rng, max_size, LLVMFuzzerMutate);
-  if (!mutated) return LLVMFuzzerMutate(data, size, max_size);
-  std::memcpy(data, mutated->data(), mutated->size());
-  return mutated->size();
+  return kiln::mutate::mutate_block_in_place(data, size, max_size, seed, LLVMFuzzerMutate);
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

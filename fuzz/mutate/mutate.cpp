@@ -496,4 +496,13 @@ std::optional<Bytes> mutate_block(std::span<const std::uint8_t> input, Random& r
   return std::move(built.value().bytes);
 }
 
+std::size_t mutate_block_in_place(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                                  unsigned int seed, const ByteMutator& bytes) {
+  Random rng(seed);
+  const auto mutated = mutate_block({data, size}, rng, max_size, bytes);
+  if (!mutated) return bytes(data, size, max_size);
+  std::copy(mutated->begin(), mutated->end(), data);
+  return mutated->size();
+}
+
 }  // namespace kiln::mutate

@@ -235,6 +235,8 @@ std::optional<std::string> rewrite_problem(const YAML::Node& before, const YAML:
   return std::nullopt;
 }
 
+}  // namespace
+
 // A folder without a single case file is almost always a wrong --cases: say
 // so rather than pass with nothing checked.
 bool report_empty_set(const CaseSet& set, const std::filesystem::path& root, const char* command,
@@ -243,8 +245,6 @@ bool report_empty_set(const CaseSet& set, const std::filesystem::path& root, con
   err << command << ": no case files (*.yaml) in " << root.string() << ": nothing done\n";
   return true;
 }
-
-}  // namespace
 
 std::string block_hex_lines(const std::vector<std::uint8_t>& block, const std::string& indent) {
   constexpr std::size_t kBytesPerLine = 32;

@@ -20,6 +20,11 @@ std::string ops_text(const std::vector<Operation>& ops);
 // loader reads one (safe_file.hpp, kMaxCaseFileBytes); else "path: " and why not.
 Checked<std::string> read_case_folder_file(const std::filesystem::path& file);
 
+// Says so on err and returns true when set holds no case file and no load
+// error: a wrong --cases, with nothing done (command names the subcommand).
+bool report_empty_set(const CaseSet& set, const std::filesystem::path& root, const char* command,
+                      std::ostream& err);
+
 // The sweep families of root (sweep_families.cpp): regen writes their members
 // (an exit code, after saying what it did), check counts the problems it reports.
 int regen_families(const std::filesystem::path& root, std::ostream& out, std::ostream& err);

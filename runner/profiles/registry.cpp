@@ -26,9 +26,9 @@ Registry& registry() {
   static Registry list = [] {
     // The built-in profiles; the first is the default.
     Registry built{{
-                       {kiln_v2::profile(), kiln_v2::make_fuzzer, true, kiln_v2::kFuzzInputs},
+                       {kiln_v2::profile(), kiln_v2::make_fuzzer, true, kiln_v2::kFuzzInputs, &kiln_v2::kRawInput},
                        {hurray_elements::profile(), hurray_elements::make_fuzzer, false,
-                        hurray_elements::kFuzzInputs},
+                        hurray_elements::kFuzzInputs, &hurray_elements::kRawInput},
                    },
                    {}};
     built.rebuild_profiles();

@@ -82,9 +82,11 @@ std::size_t input_bytes(const ElementsInput& input) {
   return elements_bytes(input.data.size(), input.shape.size(), input.elements);
 }
 
+}  // namespace
+
 // A tag with a verdict, a count class (its remainder per byte or group and
 // its size), a rank, how the data's length compares with S, the mode.
-std::vector<std::uint64_t> features(Operation op, const ElementsInput& input, const std::string& verdict) {
+std::vector<std::uint64_t> input_features(Operation op, const ElementsInput& input, const std::string& verdict) {
   const std::uint64_t base = mix(static_cast<std::uint64_t>(op) + 1, std::hash<std::string>{}(verdict));
   const TypeInfo* type = hurray::type_by_tag(input.tag);
   const auto count = hurray::element_count(input.shape);
@@ -102,7 +104,6 @@ std::vector<std::uint64_t> features(Operation op, const ElementsInput& input, co
           mix(mix(tag, 4), bucket(input.elements.size()))};
 }
 
-}  // namespace
 
 // ---- the loop ----
 
@@ -126,7 +127,7 @@ bool ElementsFuzzer::fuzz(Operation op, std::vector<ElementsInput>& pool) {
                                                         : mutate(pool[pick_parent(pool.size())], op);
   const auto judged = send(request_of(op, child));
   if (!judged) return false;
-  if (novel(features(op, child, novelty_verdict(*judged))))
+  if (novel(input_features(op, child, novelty_verdict(*judged))))
     add_to_pool(pool, child, input_bytes(child));
   return true;
 }

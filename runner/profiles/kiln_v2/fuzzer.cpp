@@ -73,12 +73,14 @@ Judgement judge_exchange(Operation op, const Case& expected, const protocol::Out
   return judgement;
 }
 
+}  // namespace
+
 // The features of an input, for novelty: an input that shows a new one joins
 // the pool, so combinations (a dtype with a rank, a name length, a position or
 // an empty shape; two neighbouring dtypes; a count with a verdict) are built on
 // step by step. Coarse on purpose: a pool that grows with every input would
 // rarely pick the one that opened a new combination.
-std::vector<std::uint64_t> features(Operation op, const BlockDescription& description,
+std::vector<std::uint64_t> input_features(Operation op, const BlockDescription& description,
                                     const std::string& verdict) {
   const std::uint64_t base = mix(static_cast<std::uint64_t>(op) + 1, std::hash<std::string>{}(verdict));
   std::vector<std::uint64_t> out{base, mix(base, bucket(description.tensors.size()))};
@@ -97,6 +99,8 @@ std::vector<std::uint64_t> features(Operation op, const BlockDescription& descri
   }
   return out;
 }
+
+namespace {
 
 protocol::DecodeRequest decode_request(std::span<const std::uint8_t> block) {
   return protocol::DecodeRequest{"fuzz", std::string(protocol::kProfileKilnV2), Bytes(block.begin(), block.end())};
@@ -189,7 +193,7 @@ class Fuzzer final : public fuzzing::FuzzerBase {
     if (!judged) return false;
     const std::string verdict = novelty_verdict(*judged);
     const auto lenient = mutate::read_leniently(*child);
-    if (novel(features(Operation::kDecode, lenient.value_or(BlockDescription{}), verdict)))
+    if (novel(input_features(Operation::kDecode, lenient.value_or(BlockDescription{}), verdict)))
       add_to_pool(blocks_, *child, child->size());
     return true;
   }
@@ -206,7 +210,7 @@ class Fuzzer final : public fuzzing::FuzzerBase {
     const auto judged = send(encode_request(child));
     if (!judged) return false;
     const std::string verdict = novelty_verdict(*judged);
-    if (novel(features(Operation::kEncode, child, verdict)))
+    if (novel(input_features(Operation::kEncode, child, verdict)))
       add_to_pool(descriptions_, child, description_bytes(child));
     return true;
   }

@@ -51,6 +51,19 @@ int cases_coverage(const std::filesystem::path& root, std::ostream& out, std::os
 int cases_export(const std::filesystem::path& root, const std::filesystem::path& destination,
                  std::ostream& out, std::ostream& err);
 
+// `cases from-input`: the cases a profile's raw fuzz input stands for
+// (raw_input.hpp), each expecting the reference's verdict, written to
+// out_dir/<id>.yaml and held to `cases check` there. A file already at that
+// name is left alone (the same text: said and passed; other text: exit 1).
+int cases_from_input(const std::filesystem::path& input_file, std::string_view profile,
+                     const std::filesystem::path& out_dir, std::ostream& out, std::ostream& err);
+// `cases seeds`: the raw input of each case of the profile under root, one
+// file per distinct input named by its case id: the adapter fuzzer's seed corpus.
+int cases_seeds(const std::filesystem::path& root, std::string_view profile,
+                const std::filesystem::path& out_dir, std::ostream& out, std::ostream& err);
+// The largest input file from-input reads.
+inline constexpr std::uintmax_t kMaxRawInputFileBytes = std::uintmax_t{16} << 20;
+
 // Prints every load error as file:line:column and returns false when there was one.
 bool report_load_errors(const CaseSet& set, std::ostream& err);
 

@@ -22,6 +22,7 @@ namespace kiln::conformance {
 
 struct CaseSet;
 struct FuzzOptions;
+struct RawInputFormat;  // raw_input.hpp
 
 namespace fuzzing {
 class FuzzerBase;  // the fuzz engine's (runner/fuzz/fuzz_engine.hpp, private to the runner)
@@ -43,6 +44,9 @@ struct ProfileModule {
   bool fuzzer_reads_cases;  // fuzz loads --cases for its seeds
   // What its fuzzer's inputs are, for fuzz --help: "blocks mutated from the cases".
   std::string_view fuzz_inputs;
+  // Null for a profile without a raw fuzz input: the adapter fuzzer, `cases
+  // from-input` and `cases seeds` refuse it.
+  const RawInputFormat* raw_input;
 };
 
 // Every profile: the built-in ones, the first the default (a case file without

@@ -73,7 +73,7 @@ class ParityAdapter final : public protocol::Adapter {
   bool accepts_all_;
 };
 
-ProfileModule parity_module() { return {parity::profile(), nullptr, false, "none: no fuzzer"}; }
+ProfileModule parity_module() { return {parity::profile(), nullptr, false, "none: no fuzzer", nullptr}; }
 
 class ParityProfileTest : public ::testing::Test {
  protected:
@@ -130,7 +130,7 @@ TEST_F(ParityProfileTest, IsAProfileOnlyWhileItsRegistrationLives) {
     EXPECT_EQ(fuzzable_profile_names(" or "), "kiln-v2 or hurray-elements");
     // A name is one profile's.
     EXPECT_THROW(ProfileRegistration{parity_module()}, std::invalid_argument);
-    EXPECT_THROW((ProfileRegistration{{*find_profile("kiln-v2"), nullptr, false, ""}}), std::invalid_argument);
+    EXPECT_THROW((ProfileRegistration{{*find_profile("kiln-v2"), nullptr, false, "", nullptr}}), std::invalid_argument);
 
     const CaseSet set = load_case_set(cases_);
     ASSERT_TRUE(set.errors.empty()) << set.errors.front().describe();

@@ -91,4 +91,10 @@ void break_one_field(BuiltBlock& built, Random& rng);
 std::optional<Bytes> mutate_block(std::span<const std::uint8_t> input, Random& rng,
                                   std::size_t max_size, const ByteMutator& bytes);
 
+// LLVMFuzzerCustomMutator over Kiln blocks: mutate_block from seed, written
+// over data (which holds max_size bytes), or bytes on data when mutate_block
+// gives nothing. Returns the new size.
+std::size_t mutate_block_in_place(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                                  unsigned int seed, const ByteMutator& bytes);
+
 }  // namespace kiln::mutate

@@ -3,8 +3,16 @@
 // directories named on the command line. A target that has a custom mutator
 // (fuzz_structure) also gets a few mutants of each file, so that the mutator
 // itself runs under the ordinary tests and the sanitizers. Fails when it finds
-// no input at all: a replay of an empty corpus proves nothing.
+// no input at all: a replay of an empty corpus proves nothing. A target that
+// aborts (an oracle broken, a disagreement) is told where its input is: the
+// file's name, or for a mutant a new file crash-replay-<pid> in the working
+// folder, so that it can be run again (and made a case).
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
+#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -28,6 +36,42 @@ constexpr std::size_t kMutantsPerInput = 32;
 constexpr std::size_t kMaxLength = 65536;  // the targets' max_len
 
 std::minstd_rand byte_mutation_random;
+
+// What runs now, for the abort handler: a file's name, or a mutant's bytes.
+const char* running_file = nullptr;
+const std::vector<std::uint8_t>* running_mutant = nullptr;
+char mutant_file[64];
+
+void say(const char* text) {
+  for (std::size_t done = 0, size = std::strlen(text); done < size;) {
+    const ssize_t wrote = ::write(STDERR_FILENO, text + done, size - done);
+    if (wrote <= 0) return;
+    done += static_cast<std::size_t>(wrote);
+  }
+}
+
+// Only async-signal-safe calls: the process is going down.
+void on_abort(int) {
+  if (running_mutant) {
+    const int fd = ::open(mutant_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+    bool saved = fd >= 0;
+    for (std::size_t done = 0; saved && done < running_mutant->size();) {
+      const ssize_t wrote = ::write(fd, running_mutant->data() + done, running_mutant->size() - done);
+      saved = wrote > 0;
+      if (saved) done += static_cast<std::size_t>(wrote);
+    }
+    if (fd >= 0) ::close(fd);
+    say(saved ? "\nreplay: failing input: " : "\nreplay: the failing input (a mutant) could not be saved at ");
+    say(mutant_file);
+    say("\n");
+  } else if (running_file) {
+    say("\nreplay: failing input: ");
+    say(running_file);
+    say("\n");
+  }
+  std::signal(SIGABRT, SIG_DFL);
+  std::raise(SIGABRT);
+}
 
 // Documentation that lives beside the inputs (corpus/regressions/README.md) is
 // not an input; neither are hidden files.
@@ -94,6 +138,8 @@ extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size,
 }
 
 int main(int argc, char** argv) {
+  std::snprintf(mutant_file, sizeof mutant_file, "crash-replay-%ld", static_cast<long>(::getpid()));
+  std::signal(SIGABRT, on_abort);
   if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
   std::vector<std::filesystem::path> inputs;
   for (int i = 1; i < argc; ++i) collect(argv[i], inputs);
@@ -105,7 +151,9 @@ int main(int argc, char** argv) {
   std::size_t runs = 0;
   for (std::size_t n = 0; n < inputs.size(); ++n) {
     std::vector<std::uint8_t> bytes = read_file(inputs[n]);
+    running_file = inputs[n].c_str();
     run(bytes);
+    running_file = nullptr;
     ++runs;
     if (!LLVMFuzzerCustomMutator) continue;
     byte_mutation_random.seed(static_cast<unsigned>(n + 1));
@@ -115,7 +163,9 @@ int main(int argc, char** argv) {
       mutant.resize(std::max(kMaxLength, size));
       mutant.resize(LLVMFuzzerCustomMutator(mutant.data(), size, mutant.size(),
                                             static_cast<unsigned>(n * kMutantsPerInput + m)));
+      running_mutant = &mutant;
       run(mutant);
+      running_mutant = nullptr;
       ++runs;
       bytes = std::move(mutant);  // a chain of mutants goes deeper than siblings
     }
