@@ -458,12 +458,18 @@ std::vector<Rule> encode_broken_rules(std::uint8_t tag, std::span<const std::uin
   if (!count) return {Rule::kCountOverflow};
   if (!checked_size(type, count.value())) broken.push_back(Rule::kSizeOverflow);
   if (elements.size() != count.value()) broken.push_back(Rule::kEncodeCount);
-  if (std::any_of(elements.begin(), elements.end(), [&](const Element& e) { return !fits(e, type.bits); }))
-    broken.push_back(Rule::kEncodeRange);
-  if (type.tag == kE8m0Tag &&
-      std::any_of(elements.begin(), elements.end(),
-                  [](const Element& e) { return e.high == 0 && e.low < 256 && is_e8m0_reserved(static_cast<std::uint8_t>(e.low)); }))
-    broken.push_back(Rule::kE8m0Reserved);
+  // Each element in order, its value then its pattern (HURRAY.md 5.1): the
+  // rule of the first element with a defect comes first, as encode reports it.
+  const auto out_of_range = std::find_if(elements.begin(), elements.end(),
+                                         [&](const Element& e) { return !fits(e, type.bits); });
+  const auto reserved =
+      type.tag != kE8m0Tag ? elements.end()
+                           : std::find_if(elements.begin(), elements.end(), [](const Element& e) {
+                               return e.high == 0 && e.low < 256 && is_e8m0_reserved(static_cast<std::uint8_t>(e.low));
+                             });
+  if (reserved < out_of_range) broken.push_back(Rule::kE8m0Reserved);
+  if (out_of_range != elements.end()) broken.push_back(Rule::kEncodeRange);
+  if (reserved != elements.end() && out_of_range <= reserved) broken.push_back(Rule::kE8m0Reserved);
   return broken;
 }
 

@@ -106,6 +106,31 @@ TEST(HurrayWorkedExamples, E8m0ReservedPatternsAreDataRejects) {
   EXPECT_TRUE(decode(tag("float8_e8m0"), Shape{2}, Mode::kStrict, hex("01fe")));
 }
 
+// Encode checks each element in order, its value then its pattern: the first
+// broken rule encode_broken_rules lists is the one encode reports, whichever
+// element comes first (isolation reads that list; a property found the order
+// wrong when a reserved e8m0 came before an out-of-range element).
+TEST(HurrayWorkedExamples, EncodeBrokenRulesFollowTheElementsInOrder) {
+  const std::uint8_t e8m0 = tag("float8_e8m0");
+  const struct {
+    std::vector<std::string> elements;
+    std::vector<Rule> broken;
+  } examples[] = {
+      {{"ff", "1ff"}, {Rule::kE8m0Reserved, Rule::kEncodeRange}},
+      {{"1ff", "ff"}, {Rule::kEncodeRange, Rule::kE8m0Reserved}},
+      {{"01", "100"}, {Rule::kEncodeRange}},
+      {{"00", "01"}, {Rule::kE8m0Reserved}},
+  };
+  for (const auto& example : examples) {
+    std::vector<Element> values;
+    for (const std::string& text : example.elements) values.push_back(*element_from_hex(text));
+    const auto encoded = encode(e8m0, Shape{2}, values);
+    ASSERT_FALSE(encoded) << example.elements[0];
+    EXPECT_EQ(encode_broken_rules(e8m0, Shape{2}, values), example.broken) << example.elements[0];
+    EXPECT_EQ(encoded.error().rule, example.broken.front()) << example.elements[0];
+  }
+}
+
 TEST(HurrayWorkedExamples, Tags00AndFFAreRejectedInBothModesAnd47OnlyInStrict) {
   for (Mode mode : {Mode::kStrict, Mode::kPermissive}) {
     for (std::uint8_t bad : {std::uint8_t{0x00}, std::uint8_t{0xFF}}) {
