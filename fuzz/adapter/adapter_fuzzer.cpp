@@ -62,14 +62,13 @@ std::optional<std::string> Harness::check(std::span<const std::uint8_t> input,
   if (!adapter) return "kiln_make_adapter() returned no adapter\n";
   const std::unique_ptr<Driver> driver = make_in_process_driver(std::move(adapter));
   ExpectedFailures none;
+  // Every (case, op)'s verdict in one key: the input is read for its features once.
+  std::string verdicts;
   for (const Case& c : cases)
     for (Operation op : c.ops) {
       CaseResult result = run_case(c, op, *driver, state.hello);
       none.record(result);
-      if (observe) {
-        const std::string verdict = std::string(to_string(op)) + "|" + result.expected + "|" + result.got;
-        for (std::uint64_t feature : state.format->features(input, verdict)) observe(feature);
-      }
+      verdicts += std::string(to_string(op)) + "|" + result.expected + "|" + result.got + ";";
       if (!result.unexpected()) continue;
       std::ostringstream text;
       text << "kiln adapter fuzzer: the implementation disagrees with the reference (profile " << state.profile
@@ -79,6 +78,8 @@ std::optional<std::string> Harness::check(std::span<const std::uint8_t> input,
                    "cases from-input <that file> --profile " + state.profile + " --out <your cases folder>");
       return text.str();
     }
+  if (observe)
+    for (std::uint64_t feature : state.format->features(input, verdicts)) observe(feature);
   return std::nullopt;
 }
 

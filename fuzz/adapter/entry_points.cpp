@@ -50,9 +50,12 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
                                                unsigned int seed) {
-  const auto* module = kiln::conformance::find_profile_module(kiln::conformance::adapter_fuzzer::profile_name());
-  if (!module || !module->raw_input) return LLVMFuzzerMutate(data, size, max_size);
-  return module->raw_input->mutate(data, size, max_size, seed, LLVMFuzzerMutate);
+  static const kiln::conformance::RawInputFormat* const format = [] {
+    const auto* module = kiln::conformance::find_profile_module(kiln::conformance::adapter_fuzzer::profile_name());
+    return module ? module->raw_input : nullptr;
+  }();
+  if (!format) return LLVMFuzzerMutate(data, size, max_size);
+  return format->mutate(data, size, max_size, seed, LLVMFuzzerMutate);
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -32,12 +32,6 @@ std::string expectation_of(const Case& c) {
   return "the reference rejects" + (rule ? " (" + std::string(*rule) + ")" : std::string());
 }
 
-std::string ops_list(const Case& c) {
-  std::string text;
-  for (Operation op : c.ops) text += (text.empty() ? "" : ", ") + std::string(to_string(op));
-  return text;
-}
-
 }  // namespace
 
 int cases_from_input(const std::filesystem::path& input_file, std::string_view profile,
@@ -74,7 +68,7 @@ int cases_from_input(const std::filesystem::path& input_file, std::string_view p
       // The same input written before leaves the same file: nothing to do.
       const Checked<std::string> before = read_regular_file(file, text.size(), "");
       if (before && before.value() == text) {
-        out << "from-input: " << file.string() << ": already written (" << ops_list(c) << "; "
+        out << "from-input: " << file.string() << ": already written (ops " << ops_text(c.ops) << "; "
             << expectation_of(c) << ")\n";
         continue;
       }
@@ -90,7 +84,7 @@ int cases_from_input(const std::filesystem::path& input_file, std::string_view p
       status = kExitFailures;
       continue;
     }
-    out << "from-input: wrote " << file.string() << " (" << ops_list(c) << "; " << expectation_of(c) << ")\n";
+    out << "from-input: wrote " << file.string() << " (ops " << ops_text(c.ops) << "; " << expectation_of(c) << ")\n";
   }
   return status;
 }

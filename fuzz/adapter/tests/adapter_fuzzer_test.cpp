@@ -3,10 +3,12 @@
 // mutant's disagreement is found on the seeds and the case written from it
 // fails that mutant and passes the reference.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "kiln/conformance/adapter_fuzzer.hpp"
@@ -108,8 +110,10 @@ TEST_P(RawInputTest, CasesOfAnyInputPassCheckAndTheReference) {
   ASSERT_TRUE(harness);
   ScratchDir dir;
   std::size_t written = 0, rejects = 0;
+  std::set<std::uint64_t> features;
+  const auto observe = [&](std::uint64_t feature) { features.insert(feature); };
   for (const auto& input : inputs_of(profile, 250)) {
-    ASSERT_EQ(harness->check(input), std::nullopt) << "input " << to_hex(input);
+    ASSERT_EQ(harness->check(input, observe), std::nullopt) << "input " << to_hex(input);
     const std::vector<Case> cases = format.cases_of(input, "a test input");
     ASSERT_FALSE(cases.empty());
     for (const Case& c : cases) {
@@ -126,6 +130,8 @@ TEST_P(RawInputTest, CasesOfAnyInputPassCheckAndTheReference) {
   // Both kinds, or the inputs prove little.
   EXPECT_GT(rejects, 10u);
   EXPECT_GT(written - rejects, 10u);
+  // The verdict features tell inputs apart: far more than one per verdict.
+  EXPECT_GT(features.size(), 200u);
 }
 
 // The seeds are the cases' own inputs: each stands for a case that expects

@@ -31,6 +31,21 @@ unsigned element_bytes(std::uint8_t tag) {
   return type && type->bits > 8 ? type->bits / 8u : 1u;
 }
 
+// An element as the input holds it: width little-endian bytes.
+hurray::Element load_element(const std::uint8_t* bytes, unsigned width) {
+  hurray::Element value;
+  value.low = load_le(bytes, std::min(width, 8u));
+  if (width > 8) value.high = load_le(bytes + 8, width - 8);
+  return value;
+}
+
+void append_element(std::vector<std::uint8_t>& bytes, const hurray::Element& value, unsigned width) {
+  const std::size_t at = bytes.size();
+  bytes.resize(at + width);
+  store_le(bytes.data() + at, std::min(width, 8u), value.low);
+  if (width > 8) store_le(bytes.data() + at + 8, width - 8, value.high);
+}
+
 struct Parsed {
   Operation op = Operation::kDecode;
   ElementsInput input;
@@ -66,15 +81,8 @@ Parsed parse(std::span<const std::uint8_t> bytes) {
   const unsigned width = element_bytes(input.tag);
   const hurray::TypeInfo* type = hurray::type_by_tag(input.tag);
   const unsigned bits = type ? type->bits : 8u;
-  for (std::size_t i = 0; i + width <= rest.size(); i += width) {
-    hurray::Element value;
-    for (unsigned b = 0; b < width; ++b) {
-      const std::uint64_t byte = rest[i + b];
-      if (b < 8) value.low |= byte << (8 * b);
-      else value.high |= byte << (8 * (b - 8));
-    }
-    input.elements.push_back(hurray::element_to_hex(value, std::max(bits, 8u)));
-  }
+  for (std::size_t i = 0; i + width <= rest.size(); i += width)
+    input.elements.push_back(hurray::element_to_hex(load_element(rest.data() + i, width), std::max(bits, 8u)));
   return parsed;
 }
 
@@ -85,8 +93,10 @@ std::vector<std::uint8_t> serialize(Operation op, const ElementsInput& input,
   if (input.mode == hurray::Mode::kPermissive) flags |= kPermissiveBit;
   if (op == Operation::kEncode) flags |= kEncodeBit;
   bytes.push_back(flags);
-  for (std::uint64_t dim : input.shape)
-    for (unsigned b = 0; b < 8; ++b) bytes.push_back(static_cast<std::uint8_t>(dim >> (8 * b)));
+  for (std::uint64_t dim : input.shape) {
+    bytes.resize(bytes.size() + 8);
+    store_le(bytes.data() + bytes.size() - 8, 8, dim);
+  }
   bytes.insert(bytes.end(), rest.begin(), rest.end());
   return bytes;
 }
@@ -114,12 +124,9 @@ std::optional<std::vector<std::uint8_t>> input_of(const Case& c) {
   const unsigned width = element_bytes(body.tag);
   std::vector<std::uint8_t> rest;
   for (const hurray::Element& value : elements::element_values(body)) {
+    append_element(rest, value, width);
     // A value wider than the input's element bytes has no input.
-    const bool fits = width >= 16 || (width > 8 ? value.high >> (8 * (width - 8)) == 0
-                                                : value.high == 0 && (width == 8 || value.low >> (8 * width) == 0));
-    if (value.wider_than_128 || !fits) return std::nullopt;
-    for (unsigned b = 0; b < width; ++b)
-      rest.push_back(static_cast<std::uint8_t>(b < 8 ? value.low >> (8 * b) : value.high >> (8 * (b - 8))));
+    if (load_element(rest.data() + rest.size() - width, width) != value) return std::nullopt;
   }
   return serialize(Operation::kEncode, input, rest);
 }

@@ -25,7 +25,8 @@ using RawByteMutator = std::size_t (*)(std::uint8_t* data, std::size_t size, std
 struct RawInputFormat {
   // What an input is, for help texts and the fuzzer's messages.
   std::string_view what;
-  // The fuzzer's max_len: inputs longer than this are cut to it.
+  // The longest input `cases seeds` writes (longer cases are left out of the
+  // seed corpus); the fuzzer's inputs are not cut to it.
   std::size_t max_length;
   // The cases the input stands for, one or more, each expecting what the
   // reference says of it (as `cases check` reads it), its id made from the

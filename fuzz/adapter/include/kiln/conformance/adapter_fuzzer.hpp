@@ -46,9 +46,9 @@ class Harness {
 
   // The first disagreement on the input's cases, as run prints it; nothing
   // when the implementation answers every one as the reference does.
-  // observe, when set, is told the features of each (case, op) judged: what
-  // the input holds (the profile's novelty features) with the verdict (the
-  // op, what the case expects, what came back). The fuzzer counts them as
+  // observe, when set, is told the features of an input that agrees: what it
+  // holds (the profile's novelty features) with the verdicts (each op, what
+  // its case expects, what came back). The fuzzer counts them as
   // coverage, which guides it even through an uninstrumented implementation.
   std::optional<std::string> check(std::span<const std::uint8_t> input,
                                    const std::function<void(std::uint64_t feature)>& observe = {});
